@@ -1,0 +1,264 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Shared interfaces of the vdsokit command-line tool: the subcommands, exit
+ * codes, error messages, option parsing, and the output helpers (JSON writer
+ * and reader, aligned text tables, SVG bar charts, number formatting).
+ *
+ * Conventions every subcommand follows:
+ *   - int cmd_NAME(int argc, char **argv), argv[0] is the subcommand name;
+ *   - options are parsed with cli_getopt() (getopt_long underneath, so
+ *     "--opt=value", "--opt value", "-o value" and "--" all work), and every
+ *     subcommand accepts -h/--help, which prints its usage to stdout, exit 0;
+ *   - results go to stdout, diagnostics to stderr through cli_error() /
+ *     cli_usage_error(), which name the subcommand and the input;
+ *   - exit status: CLI_EXIT_OK, CLI_EXIT_FAILED (a check failed: verify,
+ *     doctor), CLI_EXIT_USAGE (bad usage or unusable input).
+ */
+#ifndef VDSOKIT_CLI_H
+#define VDSOKIT_CLI_H
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "vdsokit.h"
+
+/* ---------------------------------------------------------------------- */
+/* Exit codes and messages                                                 */
+/* ---------------------------------------------------------------------- */
+
+enum {
+	CLI_EXIT_OK = 0,     /* success                                        */
+	CLI_EXIT_FAILED = 1, /* the tool ran, and a check it made failed       */
+	CLI_EXIT_USAGE = 2   /* bad usage, unreadable or malformed input       */
+};
+
+#define CLI_PROGRAM "vdsokit"
+
+/*
+ * "vdsokit CMD: INPUT: reason\n" on stderr (INPUT may be NULL:
+ * "vdsokit CMD: reason").  Returns CLI_EXIT_USAGE so callers can write
+ * `return cli_error(...)`.
+ */
+int cli_error(const char *cmd, const char *input, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "vdsokit CMD: reason\nTry 'vdsokit CMD --help'.\n"; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "vdsokit CMD: warning: ...": something was skipped but the run goes on. */
+void cli_warning(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* ---------------------------------------------------------------------- */
+/* Option parsing                                                          */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * getopt_long() with the tool's conventions: call it in a loop exactly like
+ * getopt_long (it resets optind on the first call for argv), it prints
+ * "vdsokit CMD: unknown option '--x'" / "option '--x' needs a value" itself
+ * and returns '?' for both, so the caller only does
+ * `case '?': return CLI_EXIT_USAGE;`.  'h' (-h/--help) must be in the
+ * caller's option lists; the caller prints its usage.
+ */
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts);
+
+/* Numeric option values: false (after printing the usage error) if bad. */
+bool cli_parse_long(const char *cmd, const char *option, const char *text,
+		    long min, long max, long *value);
+bool cli_parse_double(const char *cmd, const char *option, const char *text,
+		      double min, double max, double *value);
+
+/* Reads a whole file; NULL (and *error set to an errno) on failure. */
+unsigned char *cli_read_file(const char *path, size_t max_size, size_t *size, int *error);
+
+/* ---------------------------------------------------------------------- */
+/* Subcommands                                                             */
+/* ---------------------------------------------------------------------- */
+
+typedef int cli_command_fn(int argc, char **argv);
+
+cli_command_fn cmd_report;   /* report.c  */
+cli_command_fn cmd_info;     /* info.c    */
+cli_command_fn cmd_inspect;  /* inspect.c */
+cli_command_fn cmd_dump;     /* dump.c    */
+cli_command_fn cmd_bench;    /* bench.c   */
+cli_command_fn cmd_compare;  /* compare.c */
+cli_command_fn cmd_verify;   /* verify.c  */
+cli_command_fn cmd_abi;      /* abi.c     */
+cli_command_fn cmd_doctor;   /* doctor.c  */
+
+/* ---------------------------------------------------------------------- */
+/* JSON output                                                             */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Every JSON document the tool writes is one object that starts with
+ *   "schema": "vdsokit-<kind>", "schema_version": CLI_JSON_SCHEMA_VERSION,
+ *   "tool": {"name": "vdsokit", "version": "..."}
+ * (docs/json.md).  Bump the version when a field changes meaning or goes
+ * away; adding fields does not need a bump.
+ */
+#define CLI_JSON_SCHEMA_VERSION 1
+
+#define JSON_MAX_DEPTH 32
+
+struct json_writer {
+	FILE *out;
+	int depth;
+	bool has_items[JSON_MAX_DEPTH]; /* a comma is due before the next item */
+	bool after_key;                 /* the next value follows "key":       */
+};
+
+/* Opens the top-level object and writes the schema fields for `kind`. */
+void json_document_begin(struct json_writer *w, FILE *out, const char *kind);
+/* Closes the top-level object, ends the line. */
+void json_document_end(struct json_writer *w);
+
+void json_object_begin(struct json_writer *w);
+void json_object_end(struct json_writer *w);
+void json_array_begin(struct json_writer *w);
+void json_array_end(struct json_writer *w);
+void json_key(struct json_writer *w, const char *key);
+void json_string(struct json_writer *w, const char *s); /* NULL: null */
+void json_stringf(struct json_writer *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void json_int(struct json_writer *w, long long v);
+void json_uint(struct json_writer *w, unsigned long long v);
+void json_double(struct json_writer *w, double v); /* NaN/inf: null   */
+void json_bool(struct json_writer *w, bool v);
+void json_null(struct json_writer *w);
+/* Shorthands for "key": value. */
+void json_kv_string(struct json_writer *w, const char *key, const char *s);
+void json_kv_int(struct json_writer *w, const char *key, long long v);
+void json_kv_uint(struct json_writer *w, const char *key, unsigned long long v);
+void json_kv_double(struct json_writer *w, const char *key, double v);
+void json_kv_bool(struct json_writer *w, const char *key, bool v);
+/* "0x..." string: JSON numbers lose precision above 2^53. */
+void json_kv_hex(struct json_writer *w, const char *key, unsigned long long v);
+
+/* ---------------------------------------------------------------------- */
+/* JSON input (compare reads bench output)                                 */
+/* ---------------------------------------------------------------------- */
+
+enum json_type { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
+
+struct json_value {
+	enum json_type type;
+	bool boolean;
+	double number;
+	char *string;              /* JSON_STRING; decoded, NUL-terminated   */
+	size_t count;              /* JSON_ARRAY / JSON_OBJECT               */
+	char **keys;               /* JSON_OBJECT                            */
+	struct json_value *items;  /* JSON_ARRAY / JSON_OBJECT               */
+};
+
+/*
+ * Parses a whole document.  0, or -1 with a message ("line 3: expected ','")
+ * in error[0..error_size).  Free with json_free().
+ */
+int json_parse(const char *text, size_t length, struct json_value *root,
+	       char *error, size_t error_size);
+void json_free(struct json_value *v);
+/* Member of an object, NULL if absent or v is not an object. */
+const struct json_value *json_get(const struct json_value *v, const char *key);
+/* Typed reads that accept NULL/other types: fallback when missing. */
+double json_get_number(const struct json_value *v, const char *key, double fallback);
+const char *json_get_string(const struct json_value *v, const char *key);
+
+/* ---------------------------------------------------------------------- */
+/* Aligned text tables                                                     */
+/* ---------------------------------------------------------------------- */
+
+enum table_align { TABLE_LEFT, TABLE_RIGHT };
+
+#define TABLE_MAX_COLUMNS 16
+
+struct table {
+	unsigned columns;
+	const char *headers[TABLE_MAX_COLUMNS];
+	enum table_align align[TABLE_MAX_COLUMNS];
+	char **cells;           /* rows * columns, row-major, malloc'd */
+	unsigned rows, capacity;
+	unsigned current_column;/* of the row being filled              */
+};
+
+/* headers: `columns` strings; align: NULL for "first left, rest right". */
+void table_init(struct table *t, unsigned columns, const char *const *headers,
+		const enum table_align *align);
+/* Starts a new row; cells are then appended left to right. */
+void table_row(struct table *t);
+void table_cell(struct table *t, const char *text);
+void table_cellf(struct table *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Widths count UTF-8 characters, so "µs" and "×" line up. */
+void table_print(const struct table *t, FILE *out, const char *indent);
+/* GitHub-flavoured Markdown, for patch cover letters and READMEs. */
+void table_print_markdown(const struct table *t, FILE *out);
+void table_free(struct table *t);
+
+/* ---------------------------------------------------------------------- */
+/* SVG charts                                                              */
+/* ---------------------------------------------------------------------- */
+
+#define CHART_MAX_SERIES 8
+
+/*
+ * Grouped horizontal bars on a logarithmic axis: one group per row (a
+ * function and clock), one bar per series (a call path, or before/after).
+ * Values <= 0 or NaN are "not measured" and drawn as a gap with "n/a".
+ */
+struct bar_chart {
+	const char *title;
+	const char *subtitle;       /* may be NULL                        */
+	const char *axis_label;     /* "ns per call (log scale)"          */
+	unsigned series_count;
+	const char *series[CHART_MAX_SERIES];
+	unsigned group_count;
+	const char *const *groups;  /* group_count labels                 */
+	const double *values;       /* group_count * series_count, row-major */
+};
+
+/* 0, or -1 if the chart has nothing to draw. */
+int svg_write_bar_chart(FILE *out, const struct bar_chart *chart);
+
+/* ---------------------------------------------------------------------- */
+/* Formatting                                                              */
+/* ---------------------------------------------------------------------- */
+
+/* "0.42 ns", "33.1 ns", "182 ns", "1.91 µs", "12.3 ms"; "-" for NaN. */
+const char *fmt_duration_ns(char *buf, size_t size, double ns);
+/* "5.4×", "102×"; "-" for NaN. */
+const char *fmt_ratio(char *buf, size_t size, double ratio);
+
+/* Names of clock ids 0..11 ("REALTIME" …), "INVALID(n)" otherwise. */
+const char *clock_id_name(char *buf, size_t size, long clock);
+/* Accepts a name (any case, with or without "CLOCK_") or a number. */
+bool clock_id_parse(const char *text, long *clock);
+
+/* Host facts shared by report, info, bench and doctor. */
+struct host_facts {
+	char kernel_release[65];   /* struct utsname fields: 65 on Linux    */
+	char kernel_version[65];
+	char machine[65];          /* uname -m                              */
+	char clocksource[64];      /* current clocksource, "" if unknown    */
+	char available_clocksources[256];
+	char cpu_model[128];       /* /proc/cpuinfo, "" if unknown          */
+	unsigned long auxv_sysinfo_ehdr; /* AT_SYSINFO_EHDR, 0 if none      */
+};
+void host_facts_read(struct host_facts *h);
+
+/* One line of /proc/self/maps that names a vDSO-related mapping. */
+struct vdso_mapping {
+	uintptr_t start, end;
+	char perms[8];
+	char name[32];             /* "[vdso]", "[vvar]", "[vvar_vclock]"… */
+};
+/* Fills up to max entries; returns how many (0 if maps is unreadable). */
+unsigned vdso_mappings_read(struct vdso_mapping *maps, unsigned max);
+
+#endif /* VDSOKIT_CLI_H */

@@ -1,0 +1,25 @@
+# vdsokit command-line tool: every cli/*.c file, linked with the static library.
+# Included by the top Makefile (which defines CC, BUILD, CPPFLAGS, ALL_CFLAGS,
+# LDFLAGS, LIB_A).
+
+CLI_SRCS := $(wildcard cli/*.c)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
+CLI_BIN  := $(BUILD)/vdsokit
+
+.PHONY: cli
+all: $(CLI_BIN)
+cli: $(CLI_BIN)
+check: $(CLI_BIN)
+
+# More specific than the library's $(BUILD)/%.o rule, so it wins: the CLI is
+# not built with -fvisibility=hidden and sees cli/cli.h.
+$(BUILD)/cli/%.o: cli/%.c cli/cli.h include/vdsokit.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -c -o $@ $<
+
+$(CLI_BIN): $(CLI_OBJS) $(LIB_A)
+	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDFLAGS) -lm
+
+# `make run`: what the README's first command shows.
+run: $(CLI_BIN)
+	$(CLI_BIN) report

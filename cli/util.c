@@ -1,0 +1,176 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Messages, option parsing and file reading shared by every subcommand, so
+ * that all of them word their errors and exit codes the same way.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static void vmessage(const char *cmd, const char *input, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s", CLI_PROGRAM);
+	if (cmd)
+		fprintf(stderr, " %s", cmd);
+	fprintf(stderr, ": ");
+	if (input)
+		fprintf(stderr, "%s: ", input);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+int cli_error(const char *cmd, const char *input, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(cmd, input, fmt, ap);
+	va_end(ap);
+	return CLI_EXIT_USAGE;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vmessage(cmd, NULL, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "Try '%s %s --help'.\n", CLI_PROGRAM, cmd);
+	return CLI_EXIT_USAGE;
+}
+
+void cli_warning(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "%s %s: warning: ", CLI_PROGRAM, cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_getopt(int argc, char **argv, const char *shortopts,
+	       const struct option *longopts)
+{
+	static char **parsing;
+	char fmt[64];
+
+	if (parsing != argv) {
+		parsing = argv;
+		optind = 0;     /* glibc: a full reset, for a fresh argv */
+	}
+	opterr = 0;
+	/* ':' first: report a missing value as ':' instead of '?'. */
+	snprintf(fmt, sizeof(fmt), ":%s", shortopts);
+	int prev = optind ? optind : 1;
+	int c = getopt_long(argc, argv, fmt, longopts, NULL);
+	if (c == '?' || c == ':') {
+		const char *arg = prev < argc ? argv[prev] : "";
+		if (c == ':') {
+			if (optopt && optopt != '?')
+				cli_usage_error(argv[0], "option '-%c' needs a value", optopt);
+			else
+				cli_usage_error(argv[0], "option '%s' needs a value", arg);
+		} else if (optopt) {
+			cli_usage_error(argv[0], "unknown option '-%c'", optopt);
+		} else {
+			cli_usage_error(argv[0], "unknown option '%s'", arg);
+		}
+		return '?';
+	}
+	return c;
+}
+
+bool cli_parse_long(const char *cmd, const char *option, const char *text,
+		    long min, long max, long *value)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(text, &end, 0);
+	if (errno || end == text || *end || v < min || v > max) {
+		cli_usage_error(cmd, "%s: '%s' is not an integer in [%ld, %ld]",
+				option, text, min, max);
+		return false;
+	}
+	*value = v;
+	return true;
+}
+
+bool cli_parse_double(const char *cmd, const char *option, const char *text,
+		      double min, double max, double *value)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(text, &end);
+	if (errno || end == text || *end || !isfinite(v) || v < min || v > max) {
+		cli_usage_error(cmd, "%s: '%s' is not a number in [%g, %g]",
+				option, text, min, max);
+		return false;
+	}
+	*value = v;
+	return true;
+}
+
+unsigned char *cli_read_file(const char *path, size_t max_size, size_t *size, int *error)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*error = errno;
+		return NULL;
+	}
+	struct stat st;
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		close(fd);
+		*error = EISDIR;
+		return NULL;
+	}
+	/* Read until EOF rather than trusting st_size: pipes, /proc files. */
+	size_t capacity = 65536, used = 0;
+	unsigned char *buf = malloc(capacity + 1);
+	if (!buf) {
+		close(fd);
+		*error = ENOMEM;
+		return NULL;
+	}
+	for (;;) {
+		if (used == capacity) {
+			if (capacity >= max_size) {
+				free(buf);
+				close(fd);
+				*error = EFBIG;
+				return NULL;
+			}
+			capacity = capacity * 2 > max_size ? max_size : capacity * 2;
+			unsigned char *bigger = realloc(buf, capacity + 1);
+			if (!bigger) {
+				free(buf);
+				close(fd);
+				*error = ENOMEM;
+				return NULL;
+			}
+			buf = bigger;
+		}
+		ssize_t n = read(fd, buf + used, capacity - used);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			*error = errno;
+			free(buf);
+			close(fd);
+			return NULL;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	close(fd);
+	buf[used] = 0;   /* text readers (JSON) may rely on it */
+	*size = used;
+	return buf;
+}
