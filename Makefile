@@ -1,0 +1,91 @@
+# vdsokit: libvdsokit (static and shared), the vdsokit CLI, tests and benches.
+#
+#   make            library + CLI for the host
+#   make run        build and run `vdsokit report`
+#   make check      install what the tests need (as root), build, run every test under prove
+#   make bench      the library's benchmark program (figures, not a test)
+#   make install PREFIX=/usr/local DESTDIR=
+#
+# Cross builds: make CC=aarch64-linux-gnu-gcc-12 BUILD=build/aarch64 LDFLAGS=-static
+# (every output goes under $(BUILD), so several targets can coexist).
+
+CC       ?= cc
+AR       ?= ar
+BUILD    ?= build
+PREFIX   ?= /usr/local
+LIBDIR   ?= $(PREFIX)/lib
+INCDIR   ?= $(PREFIX)/include
+BINDIR   ?= $(PREFIX)/bin
+MANDIR   ?= $(PREFIX)/share/man
+DESTDIR  ?=
+
+SOVERSION := 0
+VERSION   := 0.1.0
+
+OPT      ?= -O2 -g
+WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+            -Wpointer-arith -Wcast-align -Wundef
+CFLAGS   ?=
+ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fno-strict-aliasing $(CFLAGS)
+CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
+LDFLAGS  ?=
+
+LIB_SRCS := src/image.c src/vdso.c src/time.c src/cpu.c src/tp.c src/random.c src/path.c
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
+LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
+LIB_A    := $(BUILD)/libvdsokit.a
+LIB_SO   := $(BUILD)/libvdsokit.so.$(SOVERSION)
+LIB_HDRS := include/vdsokit.h $(wildcard src/*.h src/arch/*.h)
+
+.PHONY: all lib run check bench install clean
+all: lib
+
+lib: $(LIB_A) $(LIB_SO)
+
+$(BUILD)/%.o: %.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+
+$(BUILD)/pic/%.o: %.c $(LIB_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+$(LIB_A): $(LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+# Exports are the linker map's; -z now because the library runs inside
+# other processes' first clock read and should not stop in the resolver.
+$(LIB_SO): $(LIB_PIC_OBJS) src/libvdsokit.map
+	$(CC) -shared -o $@ -Wl,-soname,libvdsokit.so.$(SOVERSION) \
+	      -Wl,--version-script=src/libvdsokit.map -Wl,-z,now -Wl,-z,relro \
+	      $(LIB_PIC_OBJS) $(filter-out -static,$(LDFLAGS))
+	ln -sf libvdsokit.so.$(SOVERSION) $(BUILD)/libvdsokit.so
+
+$(BUILD)/vdsokit.pc: vdsokit.pc.in
+	@mkdir -p $(BUILD)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# Each area keeps its rules beside its sources.
+-include cli/cli.mk
+-include tests/tests.mk
+-include tests/images/images.mk
+-include tests/qemu/qemu.mk
+-include fuzz/fuzz.mk
+-include bench/bench.mk
+
+install: lib $(BUILD)/vdsokit.pc
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)
+	install -m 644 include/vdsokit.h $(DESTDIR)$(INCDIR)/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libvdsokit.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libvdsokit.so
+	install -m 644 $(BUILD)/vdsokit.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	@if [ -x $(BUILD)/vdsokit ]; then \
+		install -d $(DESTDIR)$(BINDIR) && install -m 755 $(BUILD)/vdsokit $(DESTDIR)$(BINDIR)/; fi
+	@for m in man/*.1 man/*.3; do [ -f "$$m" ] || continue; \
+		s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s && install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+
+clean:
+	rm -rf build

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Selects the architecture header.  Each one provides:
+ *   ARCH_NAME                 "x86_64", …
+ *   ARCH_ELF_MACHINE          e_machine of this architecture's vDSO
+ *   ARCH_SYMBOLS              initialiser of the symbol table (struct arch_symbol
+ *                             indexed by enum vdso_sym), names and version nodes
+ *   arch_syscall4(n,a,b,c,d)  raw syscall, returns the value or -errno
+ *   arch_thread_pointer()     when ARCH_HAS_TP_REGISTER is 1
+ * and may override:
+ *   ARCH_VDSO_CALL5           1 when vDSO functions need an assembly call
+ *                             sequence (powerpc's CR0.SO errors): arch_vdso_call5
+ *   ARCH_VDSO_CLOCKS          clock ids the vDSO reads in user space
+ *   ARCH_GETTIME64_NEEDS_32   trust clock_gettime64 only beside clock_gettime (arm)
+ *   arch_syscall6             when the vDSO has getrandom (its states are mmap'd)
+ * Any other Linux architecture gets generic.h: syscalls only.
+ */
+#ifndef VDSOKIT_ARCH_H
+#define VDSOKIT_ARCH_H
+
+#include <stddef.h>
+#include <asm/unistd.h>
+
+/* The vDSO entry points the library knows, across architectures. */
+enum vdso_sym {
+	SYM_CLOCK_GETTIME,    /* native time_t width                         */
+	SYM_CLOCK_GETTIME64,  /* 64-bit time on 32-bit architectures         */
+	SYM_CLOCK_GETRES,
+	SYM_CLOCK_GETRES64,
+	SYM_GETTIMEOFDAY,
+	SYM_TIME,
+	SYM_GETCPU,
+	SYM_GETRANDOM,
+	SYM_GET_THREAD_AREA,  /* m68k                                        */
+	SYM_COUNT
+};
+
+struct arch_symbol {
+	const char *name;
+	const char *version;
+};
+
+/* Clock ids, as bits, whose reads the generic vDSO does in user space. */
+#define CLOCK_BIT(c) (1u << (c))
+#define GENERIC_VDSO_CLOCKS                                                     \
+	(CLOCK_BIT(0) /* REALTIME */ | CLOCK_BIT(1) /* MONOTONIC */ |              \
+	 CLOCK_BIT(4) /* MONOTONIC_RAW */ | CLOCK_BIT(5) /* REALTIME_COARSE */ |   \
+	 CLOCK_BIT(6) /* MONOTONIC_COARSE */ | CLOCK_BIT(7) /* BOOTTIME */ |       \
+	 CLOCK_BIT(11) /* TAI */)
+
+#if defined(__x86_64__)
+#include "arch/x86_64.h"
+#elif defined(__i386__)
+#include "arch/i386.h"
+#elif defined(__aarch64__)
+#include "arch/aarch64.h"
+#elif defined(__arm__)
+#include "arch/arm.h"
+#elif defined(__riscv)
+#include "arch/riscv.h"
+#elif defined(__powerpc__)
+#include "arch/powerpc.h"
+#elif defined(__s390__)
+#include "arch/s390.h"
+#elif defined(__mips__)
+#include "arch/mips.h"
+#elif defined(__loongarch__)
+#include "arch/loongarch.h"
+#elif defined(__sparc__)
+#include "arch/sparc.h"
+#elif defined(__m68k__)
+#include "arch/m68k.h"
+#else
+#include "arch/generic.h"
+#endif
+
+#ifndef ARCH_VDSO_CLOCKS
+#define ARCH_VDSO_CLOCKS GENERIC_VDSO_CLOCKS
+#endif
+#ifndef ARCH_GETTIME64_NEEDS_32
+#define ARCH_GETTIME64_NEEDS_32 0
+#endif
+#ifndef ARCH_VDSO_CALL5
+#define ARCH_VDSO_CALL5 0
+#endif
+#ifndef ARCH_HAS_TP_REGISTER
+#define ARCH_HAS_TP_REGISTER 0
+#endif
+
+/* 64-bit time_t in the native entry points: LP64, and x32. */
+#if __SIZEOF_LONG__ == 8 || (defined(__x86_64__) && defined(__ILP32__))
+#define ARCH_NATIVE_TIME64 1
+#else
+#define ARCH_NATIVE_TIME64 0
+#endif
+
+#define ARCH_ELF_CLASS (__SIZEOF_POINTER__ * 8)
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define ARCH_BIG_ENDIAN 1
+#else
+#define ARCH_BIG_ENDIAN 0
+#endif
+
+#endif

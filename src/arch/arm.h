@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * 32-bit arm (EABI): __vdso_* in LINUX_2.6.  Kernels before 5.8 could
+ * export a clock_gettime64 that is broken when the 32-bit clock_gettime is
+ * absent (the whole vDSO "patched out" for an unusable arch timer), so the
+ * 64-bit entry is trusted only beside the 32-bit one.
+ */
+#define ARCH_NAME "arm"
+#define ARCH_ELF_MACHINE 40 /* EM_ARM */
+#define ARCH_GETTIME64_NEEDS_32 1
+
+#define ARCH_SYMBOLS {                                                 \
+	[SYM_CLOCK_GETTIME]   = { "__vdso_clock_gettime",   "LINUX_2.6" }, \
+	[SYM_CLOCK_GETTIME64] = { "__vdso_clock_gettime64", "LINUX_2.6" }, \
+	[SYM_CLOCK_GETRES]    = { "__vdso_clock_getres",    "LINUX_2.6" }, \
+	[SYM_GETTIMEOFDAY]    = { "__vdso_gettimeofday",    "LINUX_2.6" }, \
+}
+
+/* r7 carries the number; it is free because we build with the frame
+ * pointer omitted (the default at -O1 and above). */
+static inline long arch_syscall4(long n, long a, long b, long c, long d)
+{
+	register long r7 __asm__("r7") = n;
+	register long r0 __asm__("r0") = a;
+	register long r1 __asm__("r1") = b;
+	register long r2 __asm__("r2") = c;
+	register long r3 __asm__("r3") = d;
+	__asm__ volatile("svc 0" : "+r"(r0) : "r"(r7), "r"(r1), "r"(r2), "r"(r3) : "memory");
+	return r0;
+}
+
+#define ARCH_HAS_TP_REGISTER 1
+static inline void *arch_thread_pointer(void)
+{
+#if __ARM_ARCH >= 7 || defined(__ARM_ARCH_6K__) || defined(__ARM_ARCH_6ZK__)
+	void *tp;
+	__asm__("mrc p15, 0, %0, c13, c0, 3" : "=r"(tp)); /* TPIDRURO */
+	return tp;
+#else
+	/* Pre-v6K cores: the kernel's kuser helper at a fixed address. */
+	return ((void *(*)(void))0xffff0fe0)();
+#endif
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * m68k: mainline kernels have no vDSO; the series in the m68k seed adds
+ * __vdso_clock_gettime64 and __vdso_get_thread_area (LINUX_5.10).  There
+ * is no thread-pointer register: without the vDSO entry it costs the
+ * get_thread_area syscall, as glibc's __m68k_read_tp does.
+ */
+#define ARCH_NAME "m68k"
+#define ARCH_ELF_MACHINE 4 /* EM_68K */
+
+#define ARCH_SYMBOLS {                                                    \
+	[SYM_CLOCK_GETTIME64]  = { "__vdso_clock_gettime64",  "LINUX_5.10" }, \
+	[SYM_GET_THREAD_AREA]  = { "__vdso_get_thread_area",  "LINUX_5.10" }, \
+}
+
+static inline long arch_syscall4(long n, long a, long b, long c, long d)
+{
+	register long d0 __asm__("d0") = n;
+	register long d1 __asm__("d1") = a;
+	register long d2 __asm__("d2") = b;
+	register long d3 __asm__("d3") = c;
+	register long d4 __asm__("d4") = d;
+	__asm__ volatile("trap #0" : "+r"(d0) : "r"(d1), "r"(d2), "r"(d3), "r"(d4) : "memory");
+	return d0;
+}

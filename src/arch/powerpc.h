@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * powerpc (32 and 64, either byte order): __kernel_* in LINUX_2.6.15;
+ * ppc32's clock_gettime64 came in LINUX_5.11.  Both the syscall and the
+ * vDSO report errors the powerpc way: CR0.SO set and a positive errno in
+ * r3, which C cannot see, so both are called from assembly here.
+ */
+#ifdef __powerpc64__
+#define ARCH_NAME "ppc64"
+#define ARCH_ELF_MACHINE 21 /* EM_PPC64 */
+#else
+#define ARCH_NAME "ppc"
+#define ARCH_ELF_MACHINE 20 /* EM_PPC */
+#endif
+
+#define ARCH_SYMBOLS {                                                     \
+	[SYM_CLOCK_GETTIME]   = { "__kernel_clock_gettime",   "LINUX_2.6.15" }, \
+	[SYM_CLOCK_GETTIME64] = { "__kernel_clock_gettime64", "LINUX_5.11" },   \
+	[SYM_CLOCK_GETRES]    = { "__kernel_clock_getres",    "LINUX_2.6.15" }, \
+	[SYM_GETTIMEOFDAY]    = { "__kernel_gettimeofday",    "LINUX_2.6.15" }, \
+	[SYM_TIME]            = { "__kernel_time",            "LINUX_2.6.15" }, \
+	[SYM_GETCPU]          = { "__kernel_getcpu",          "LINUX_2.6.15" }, \
+	[SYM_GETRANDOM]       = { "__kernel_getrandom",       "LINUX_2.6.15" }, \
+}
+
+#define PPC_SYSCALL_CLOBBERS "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory"
+
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r0 __asm__("r0") = n;
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register long r5 __asm__("r5") = c;
+	register long r6 __asm__("r6") = d;
+	register long r7 __asm__("r7") = e;
+	register long r8 __asm__("r8") = f;
+	__asm__ volatile("sc\n\t"
+			 "bns+ 1f\n\t"
+			 "neg %1, %1\n"
+			 "1:"
+			 : "+r"(r0), "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), "+r"(r8)
+			 :
+			 : PPC_SYSCALL_CLOBBERS);
+	return r3;
+}
+#define ARCH_HAS_SYSCALL6 1
+
+static inline long arch_syscall4(long n, long a, long b, long c, long d)
+{
+	return arch_syscall6(n, a, b, c, d, 0, 0);
+}
+
+/*
+ * Calls a vDSO function with up to five arguments.  The asm makes a call
+ * the compiler cannot see, so it opens its own stack frame below the red
+ * zone (288 bytes on ppc64) that a leaf caller may be using, and keeps r2
+ * (the TOC on ppc64) across the call.  r12 holds the entry for ELFv2.
+ */
+#ifdef __powerpc64__
+#define PPC_CALL_FRAME "-416"
+#define PPC_STORE_UPDATE "stdu"
+#define PPC_SAVE_R2 "std 2,24(1)\n\t"
+#define PPC_LOAD_R2 "ld 2,24(1)\n\t"
+#define PPC_FRAME_POP "addi 1,1,416\n\t"
+#else
+#define PPC_CALL_FRAME "-256"
+#define PPC_STORE_UPDATE "stwu"
+#define PPC_SAVE_R2 ""
+#define PPC_LOAD_R2 ""
+#define PPC_FRAME_POP "addi 1,1,256\n\t"
+#endif
+
+#define ARCH_VDSO_CALL5 1
+static inline long arch_vdso_call5(const void *fn, long a, long b, long c, long d, long e)
+{
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register long r5 __asm__("r5") = c;
+	register long r6 __asm__("r6") = d;
+	register long r7 __asm__("r7") = e;
+	register const void *r12 __asm__("r12") = fn;
+	__asm__ volatile("mtctr %5\n\t"
+			 PPC_STORE_UPDATE " 1," PPC_CALL_FRAME "(1)\n\t"
+			 PPC_SAVE_R2
+			 "bctrl\n\t"
+			 PPC_LOAD_R2
+			 PPC_FRAME_POP
+			 "bns+ 1f\n\t"
+			 "neg %0, %0\n"
+			 "1:"
+			 : "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), "+r"(r12)
+			 :
+			 : "r0", "r8", "r9", "r10", "r11", "ctr", "lr", "xer",
+			   "cr0", "cr1", "cr5", "cr6", "cr7", "memory");
+	return r3;
+}
+
+/* r13 (ppc64) / r2 (ppc32): what __builtin_thread_pointer() returns. */
+#define ARCH_HAS_TP_REGISTER 1
+static inline void *arch_thread_pointer(void)
+{
+	void *tp;
+#ifdef __powerpc64__
+	__asm__("mr %0, 13" : "=r"(tp));
+#else
+	__asm__("mr %0, 2" : "=r"(tp));
+#endif
+	return tp;
+}

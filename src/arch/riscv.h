@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * RISC-V: __vdso_* in LINUX_4.15.  rv32 kernels have only 64-bit time
+ * syscalls and usually no time entries in the vDSO; the table is the same,
+ * lookups simply fail there.  New kernels may emit only DT_GNU_HASH.
+ */
+#if __riscv_xlen == 64
+#define ARCH_NAME "riscv64"
+#else
+#define ARCH_NAME "riscv32"
+#endif
+#define ARCH_ELF_MACHINE 243 /* EM_RISCV */
+
+#define ARCH_SYMBOLS {                                               \
+	[SYM_CLOCK_GETTIME] = { "__vdso_clock_gettime", "LINUX_4.15" },  \
+	[SYM_CLOCK_GETRES]  = { "__vdso_clock_getres",  "LINUX_4.15" },  \
+	[SYM_GETTIMEOFDAY]  = { "__vdso_gettimeofday",  "LINUX_4.15" },  \
+	[SYM_GETCPU]        = { "__vdso_getcpu",        "LINUX_4.15" },  \
+	[SYM_GETRANDOM]     = { "__vdso_getrandom",     "LINUX_4.15" },  \
+}
+
+static inline long arch_syscall4(long n, long a, long b, long c, long d)
+{
+	register long a7 __asm__("a7") = n;
+	register long a0 __asm__("a0") = a;
+	register long a1 __asm__("a1") = b;
+	register long a2 __asm__("a2") = c;
+	register long a3 __asm__("a3") = d;
+	__asm__ volatile("ecall" : "+r"(a0) : "r"(a7), "r"(a1), "r"(a2), "r"(a3) : "memory");
+	return a0;
+}
+
+#define ARCH_HAS_SYSCALL6 1
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long a7 __asm__("a7") = n;
+	register long a0 __asm__("a0") = a;
+	register long a1 __asm__("a1") = b;
+	register long a2 __asm__("a2") = c;
+	register long a3 __asm__("a3") = d;
+	register long a4 __asm__("a4") = e;
+	register long a5 __asm__("a5") = f;
+	__asm__ volatile("ecall"
+			 : "+r"(a0)
+			 : "r"(a7), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
+			 : "memory");
+	return a0;
+}
+
+#define ARCH_HAS_TP_REGISTER 1
+static inline void *arch_thread_pointer(void)
+{
+	void *tp;
+	__asm__("mv %0, tp" : "=r"(tp));
+	return tp;
+}

@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sparc64 and sparc32: __vdso_* in LINUX_2.6, REALTIME/MONOTONIC and the
+ * COARSE clocks only (the other clocks enter the kernel from inside the
+ * vDSO, so the library makes the syscall directly).  The kernel patches
+ * the unsuffixed entries at boot for TICK or STICK; the *_stick variants
+ * must never be called: they hang on CPUs without STICK (QEMU's sun4u).
+ * Syscall errors: carry set, positive errno in %o0.
+ */
+#ifdef __arch64__
+#define ARCH_NAME "sparc64"
+#define ARCH_ELF_MACHINE 43 /* EM_SPARCV9 */
+#define SPARC_TRAP "ta 0x6d\n\t"
+#define SPARC_BRANCH_ON_CARRY "bcs,a,pn %%xcc, 1f\n\t"
+#else
+#define ARCH_NAME "sparc"
+#define ARCH_ELF_MACHINE 2 /* EM_SPARC */
+#define ARCH_ELF_MACHINE_ALT 18 /* EM_SPARC32PLUS: a v8plus-built vdso32 */
+#define SPARC_TRAP "ta 0x10\n\t"
+#define SPARC_BRANCH_ON_CARRY "bcs,a 1f\n\t"
+#endif
+
+#define ARCH_VDSO_CLOCKS (CLOCK_BIT(0) | CLOCK_BIT(1) | CLOCK_BIT(5) | CLOCK_BIT(6))
+
+#define ARCH_SYMBOLS {                                              \
+	[SYM_CLOCK_GETTIME] = { "__vdso_clock_gettime", "LINUX_2.6" },  \
+	[SYM_GETTIMEOFDAY]  = { "__vdso_gettimeofday",  "LINUX_2.6" },  \
+}
+
+static inline long arch_syscall4(long n, long a, long b, long c, long d)
+{
+	register long g1 __asm__("g1") = n;
+	register long o0 __asm__("o0") = a;
+	register long o1 __asm__("o1") = b;
+	register long o2 __asm__("o2") = c;
+	register long o3 __asm__("o3") = d;
+	/* The annulled delay slot negates %o0 only when the carry says error. */
+	__asm__ volatile(SPARC_TRAP
+			 SPARC_BRANCH_ON_CARRY
+			 " sub %%g0, %%o0, %%o0\n"
+			 "1:"
+			 : "+r"(o0), "+r"(o1), "+r"(g1)
+			 : "r"(o2), "r"(o3)
+			 : "cc", "memory");
+	return o0;
+}
+
+#define ARCH_HAS_TP_REGISTER 1
+static inline void *arch_thread_pointer(void)
+{
+	register void *g7 __asm__("g7");
+	__asm__("" : "=r"(g7));
+	return g7;
+}

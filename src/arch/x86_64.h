@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* x86_64 and x32: one vDSO family, LINUX_2.6, 64-bit time in both. */
+#ifdef __ILP32__
+#define ARCH_NAME "x32"
+#else
+#define ARCH_NAME "x86_64"
+#endif
+#define ARCH_ELF_MACHINE 62 /* EM_X86_64 */
+
+#define ARCH_SYMBOLS {                                              \
+	[SYM_CLOCK_GETTIME] = { "__vdso_clock_gettime", "LINUX_2.6" },  \
+	[SYM_CLOCK_GETRES]  = { "__vdso_clock_getres",  "LINUX_2.6" },  \
+	[SYM_GETTIMEOFDAY]  = { "__vdso_gettimeofday",  "LINUX_2.6" },  \
+	[SYM_TIME]          = { "__vdso_time",          "LINUX_2.6" },  \
+	[SYM_GETCPU]        = { "__vdso_getcpu",        "LINUX_2.6" },  \
+	[SYM_GETRANDOM]     = { "__vdso_getrandom",     "LINUX_2.6" },  \
+}
+
+/* x32 syscall numbers from <asm/unistd.h> already carry __X32_SYSCALL_BIT. */
+static inline long arch_syscall4(long n, long a, long b, long c, long d)
+{
+	register long r10 __asm__("r10") = d;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+#define ARCH_HAS_SYSCALL6 1
+static inline long arch_syscall6(long n, long a, long b, long c, long d, long e, long f)
+{
+	register long r10 __asm__("r10") = d;
+	register long r8 __asm__("r8") = e;
+	register long r9 __asm__("r9") = f;
+	long ret;
+	__asm__ volatile("syscall"
+			 : "=a"(ret)
+			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8), "r"(r9)
+			 : "rcx", "r11", "memory");
+	return ret;
+}
+
+/* %fs:0 holds the TCB's self pointer in glibc and musl: the thread pointer. */
+#define ARCH_HAS_TP_REGISTER 1
+static inline void *arch_thread_pointer(void)
+{
+	void *tp;
+#ifdef __ILP32__
+	__asm__("movl %%fs:0, %0" : "=r"(tp));
+#else
+	__asm__("movq %%fs:0, %0" : "=r"(tp));
+#endif
+	return tp;
+}

@@ -1,0 +1,702 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The ELF image parser: one reader for every vDSO, the running process's or
+ * a file of another architecture.  Class and byte order come from the
+ * header; every offset, count, index and string is checked against the
+ * image size before it is read, so a hostile image yields an error code,
+ * never a read outside [data, data + size).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "vdsokit.h"
+#include "image.h"
+
+/* ELF constants, spelled out so the parser needs no <elf.h> (freestanding). */
+enum {
+	ELFCLASS32 = 1, ELFCLASS64 = 2,
+	ELFDATA2LSB = 1, ELFDATA2MSB = 2,
+	EV_CURRENT = 1, ET_DYN = 3,
+	PT_LOAD = 1, PT_DYNAMIC = 2, PT_NOTE = 4,
+	PF_X = 1,
+	DT_NULL = 0, DT_HASH = 4, DT_STRTAB = 5, DT_SYMTAB = 6, DT_STRSZ = 10,
+	DT_SYMENT = 11,
+	STN_UNDEF = 0, SHN_UNDEF = 0,
+	STB_GLOBAL = 1, STB_WEAK = 2,
+	STT_NOTYPE = 0, STT_FUNC = 2,
+	VER_FLG_BASE = 1,
+	NT_GNU_BUILD_ID = 3,
+	EM_ALPHA = 0x9026, EM_S390 = 22,
+};
+#define DT_GNU_HASH   0x6ffffef5u
+#define DT_VERSYM     0x6ffffff0u
+#define DT_VERDEF     0x6ffffffcu
+#define DT_VERDEFNUM  0x6ffffffdu
+
+/* Bounds: true when [off, off + len) lies inside the image, overflow-safe. */
+static int in_image(const struct vdso_image *img, uint64_t off, uint64_t len)
+{
+	return off <= img->size && len <= img->size - off;
+}
+
+static uint16_t rd16(const struct vdso_image *img, size_t off)
+{
+	const unsigned char *p = img->data + off;
+	return img->big_endian ? (uint16_t)(p[0] << 8 | p[1])
+			       : (uint16_t)(p[1] << 8 | p[0]);
+}
+
+static uint32_t rd32(const struct vdso_image *img, size_t off)
+{
+	const unsigned char *p = img->data + off;
+	if (img->big_endian)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+
+static uint64_t rd64(const struct vdso_image *img, size_t off)
+{
+	uint64_t hi = rd32(img, off), lo = rd32(img, off + 4);
+	return img->big_endian ? hi << 32 | lo : lo << 32 | hi;
+}
+
+/* A word of the image's class: Elf32_Addr/Off/Word or Elf64_Addr/Off/Xword. */
+static uint64_t rdword(const struct vdso_image *img, size_t off)
+{
+	return img->elf_class == 64 ? rd64(img, off) : rd32(img, off);
+}
+
+/* Layout of the class-dependent structures the parser reads. */
+struct elf_layout {
+	unsigned ehdr_size, phdr_size, dyn_size, sym_size;
+	/* Elf_Ehdr */
+	unsigned e_phoff, e_flags, e_phentsize, e_phnum;
+	/* Elf_Phdr */
+	unsigned p_type, p_flags, p_offset, p_vaddr, p_filesz, p_memsz;
+	/* Elf_Sym */
+	unsigned st_name, st_value, st_size, st_info, st_other, st_shndx;
+};
+
+static const struct elf_layout layout32 = {
+	52, 32, 8, 16,
+	28, 36, 42, 44,
+	0, 24, 4, 8, 16, 20,
+	0, 4, 8, 12, 13, 14,
+};
+
+static const struct elf_layout layout64 = {
+	64, 56, 16, 24,
+	32, 48, 54, 56,
+	0, 4, 8, 16, 32, 40,
+	0, 8, 16, 4, 5, 6,
+};
+
+static const struct elf_layout *layout_of(const struct vdso_image *img)
+{
+	return img->elf_class == 64 ? &layout64 : &layout32;
+}
+
+/*
+ * A virtual address of the image as an offset into its bytes: the image
+ * is laid out as its first PT_LOAD says (p_vaddr - p_offset is constant
+ * over a vDSO, which has one load segment, or several mapped contiguously).
+ */
+static int vaddr_to_offset(const struct vdso_image *img, uint64_t vaddr, size_t *off)
+{
+	if (vaddr < img->load_vaddr || vaddr - img->load_vaddr >= img->size)
+		return -1;
+	*off = (size_t)(vaddr - img->load_vaddr);
+	return 0;
+}
+
+/* A NUL-terminated string at strtab + index, or NULL. */
+static const char *string_at(const struct vdso_image *img, uint64_t index)
+{
+	if (index >= img->strsz)
+		return NULL;
+	const char *s = (const char *)img->data + img->strtab + index;
+	if (!memchr(s, '\0', img->strsz - index))
+		return NULL;
+	return s;
+}
+
+static int parse_header(struct vdso_image *img)
+{
+	const unsigned char *d = img->data;
+	if (img->size < 16)
+		return VDSO_IMAGE_TRUNCATED;
+	if (d[0] != 0x7f || d[1] != 'E' || d[2] != 'L' || d[3] != 'F')
+		return VDSO_IMAGE_NOT_ELF;
+	if (d[4] != ELFCLASS32 && d[4] != ELFCLASS64)
+		return VDSO_IMAGE_BAD_CLASS;
+	if (d[5] != ELFDATA2LSB && d[5] != ELFDATA2MSB)
+		return VDSO_IMAGE_BAD_BYTE_ORDER;
+	if (d[6] != EV_CURRENT)
+		return VDSO_IMAGE_BAD_VERSION;
+	img->elf_class = d[4] == ELFCLASS64 ? 64 : 32;
+	img->big_endian = d[5] == ELFDATA2MSB;
+
+	const struct elf_layout *L = layout_of(img);
+	if (img->size < L->ehdr_size)
+		return VDSO_IMAGE_TRUNCATED;
+	if (rd16(img, 16) != ET_DYN)
+		return VDSO_IMAGE_NOT_SHARED;
+	img->machine = rd16(img, 18);
+	if (rd32(img, 20) != EV_CURRENT)
+		return VDSO_IMAGE_BAD_VERSION;
+	img->e_flags = rd32(img, L->e_flags);
+	img->hash_entry_size = 4;
+	/* 64-bit s390 and alpha use 8-byte DT_HASH entries (their ABIs say so). */
+	if (img->elf_class == 64 && (img->machine == EM_S390 || img->machine == EM_ALPHA))
+		img->hash_entry_size = 8;
+	return VDSO_IMAGE_OK;
+}
+
+/* Finds PT_LOAD, PT_DYNAMIC and the build-id note. */
+static int parse_program_headers(struct vdso_image *img, size_t *dyn_off, size_t *dyn_size)
+{
+	const struct elf_layout *L = layout_of(img);
+	uint64_t phoff = rdword(img, L->e_phoff);
+	unsigned phentsize = rd16(img, L->e_phentsize), phnum = rd16(img, L->e_phnum);
+	int have_load = 0, have_dynamic = 0;
+	uint64_t dyn_filesz = 0;
+
+	if (phentsize != L->phdr_size || phnum == 0 ||
+	    !in_image(img, phoff, (uint64_t)phnum * phentsize))
+		return VDSO_IMAGE_BAD_PHDR;
+
+	img->exec_lo = img->exec_hi = 0;
+	for (unsigned i = 0; i < phnum; i++) {
+		size_t ph = (size_t)phoff + (size_t)i * phentsize;
+		uint32_t type = rd32(img, ph + L->p_type);
+		uint64_t offset = rdword(img, ph + L->p_offset);
+		uint64_t vaddr = rdword(img, ph + L->p_vaddr);
+		uint64_t filesz = rdword(img, ph + L->p_filesz);
+
+		if (type == PT_LOAD) {
+			if (!have_load) {
+				if (vaddr < offset)
+					return VDSO_IMAGE_BAD_PHDR;
+				img->load_vaddr = vaddr - offset;
+				have_load = 1;
+			}
+			/* Code we may jump to: inside the image and executable. */
+			if ((rd32(img, ph + L->p_flags) & PF_X) && in_image(img, offset, filesz) &&
+			    filesz && img->exec_hi == 0) {
+				img->exec_lo = (size_t)offset;
+				img->exec_hi = (size_t)(offset + filesz);
+			}
+		} else if (type == PT_DYNAMIC) {
+			have_dynamic = 1;
+			dyn_filesz = filesz;
+			*dyn_off = (size_t)offset;
+			if (!in_image(img, offset, filesz))
+				return VDSO_IMAGE_BAD_DYNAMIC;
+		} else if (type == PT_NOTE && in_image(img, offset, filesz)) {
+			image_find_build_id(img, (size_t)offset, (size_t)filesz);
+		}
+	}
+	if (!have_load)
+		return VDSO_IMAGE_NO_LOAD;
+	if (!have_dynamic)
+		return VDSO_IMAGE_NO_DYNAMIC;
+	*dyn_size = (size_t)dyn_filesz;
+	return VDSO_IMAGE_OK;
+}
+
+int image_extent(const void *data, size_t avail, size_t *extent)
+{
+	struct vdso_image img;
+	memset(&img, 0, sizeof(img));
+	img.data = data;
+	img.size = avail;
+	int err = parse_header(&img);
+	if (err)
+		return err;
+	const struct elf_layout *L = layout_of(&img);
+	uint64_t phoff = rdword(&img, L->e_phoff);
+	unsigned phentsize = rd16(&img, L->e_phentsize), phnum = rd16(&img, L->e_phnum);
+	if (phentsize != L->phdr_size || phnum == 0 ||
+	    !in_image(&img, phoff, (uint64_t)phnum * phentsize))
+		return VDSO_IMAGE_BAD_PHDR;
+	uint64_t end = 0;
+	for (unsigned i = 0; i < phnum; i++) {
+		size_t ph = (size_t)phoff + (size_t)i * phentsize;
+		if (rd32(&img, ph + L->p_type) != PT_LOAD)
+			continue;
+		uint64_t offset = rdword(&img, ph + L->p_offset);
+		uint64_t filesz = rdword(&img, ph + L->p_filesz);
+		if (offset + filesz < offset || offset + filesz > SIZE_MAX)
+			return VDSO_IMAGE_BAD_PHDR;
+		if (offset + filesz > end)
+			end = offset + filesz;
+	}
+	if (end == 0)
+		return VDSO_IMAGE_NO_LOAD;
+	*extent = (size_t)end;
+	return VDSO_IMAGE_OK;
+}
+
+void image_find_build_id(struct vdso_image *img, size_t off, size_t len)
+{
+	size_t end = off + len;
+	/* Each note: namesz, descsz, type, then name and desc padded to 4. */
+	while (off + 12 <= end && !img->build_id) {
+		uint32_t namesz = rd32(img, off), descsz = rd32(img, off + 4), type = rd32(img, off + 8);
+		uint64_t name_off = off + 12;
+		uint64_t desc_off = name_off + (((uint64_t)namesz + 3) & ~(uint64_t)3);
+		uint64_t next = desc_off + (((uint64_t)descsz + 3) & ~(uint64_t)3);
+		if (next > end)
+			return;
+		if (type == NT_GNU_BUILD_ID && namesz == 4 &&
+		    memcmp(img->data + name_off, "GNU", 4) == 0 && descsz > 0) {
+			img->build_id = img->data + desc_off;
+			img->build_id_size = descsz;
+		}
+		off = (size_t)next;
+	}
+}
+
+/* Reads the dynamic section; tables are stored as checked offsets. */
+static int parse_dynamic(struct vdso_image *img, size_t dyn_off, size_t dyn_size)
+{
+	const struct elf_layout *L = layout_of(img);
+	uint64_t strtab = 0, symtab = 0, strsz = 0, syment = 0, hash = 0, gnu_hash = 0;
+	uint64_t versym = 0, verdef = 0, verdefnum = 0;
+	int have_strtab = 0, have_symtab = 0;
+	unsigned w = img->elf_class / 8;
+
+	for (size_t d = dyn_off; d + L->dyn_size <= dyn_off + dyn_size; d += L->dyn_size) {
+		uint64_t tag = rdword(img, d), val = rdword(img, d + w);
+		if (tag == DT_NULL)
+			break;
+		switch (tag) {
+		case DT_STRTAB: strtab = val; have_strtab = 1; break;
+		case DT_SYMTAB: symtab = val; have_symtab = 1; break;
+		case DT_STRSZ: strsz = val; break;
+		case DT_SYMENT: syment = val; break;
+		case DT_HASH: hash = val; img->flags |= VDSO_IMAGE_HAS_SYSV_HASH; break;
+		case DT_GNU_HASH: gnu_hash = val; img->flags |= VDSO_IMAGE_HAS_GNU_HASH; break;
+		case DT_VERSYM: versym = val; img->flags |= VDSO_IMAGE_HAS_VERSYM; break;
+		case DT_VERDEF: verdef = val; img->flags |= VDSO_IMAGE_HAS_VERDEF; break;
+		case DT_VERDEFNUM: verdefnum = val; break;
+		default: break;
+		}
+	}
+
+	size_t off;
+	if (!have_strtab || vaddr_to_offset(img, strtab, &off) || !in_image(img, off, strsz) || strsz == 0)
+		return VDSO_IMAGE_BAD_STRTAB;
+	img->strtab = off;
+	img->strsz = (size_t)strsz;
+
+	if (!have_symtab || syment != L->sym_size || vaddr_to_offset(img, symtab, &off))
+		return VDSO_IMAGE_BAD_SYMTAB;
+	img->symtab = off;
+	img->syment = (size_t)syment;
+
+	if (!(img->flags & (VDSO_IMAGE_HAS_SYSV_HASH | VDSO_IMAGE_HAS_GNU_HASH)))
+		return VDSO_IMAGE_NO_HASH;
+	if (img->flags & VDSO_IMAGE_HAS_SYSV_HASH) {
+		int err = image_parse_sysv_hash(img, hash);
+		if (err)
+			return err;
+	}
+	if (img->flags & VDSO_IMAGE_HAS_GNU_HASH) {
+		int err = image_parse_gnu_hash(img, gnu_hash);
+		if (err)
+			return err;
+	}
+	/* Every symbol index below symbol_count must be a readable entry. */
+	if (!in_image(img, img->symtab, (uint64_t)img->symbol_count * img->syment))
+		return VDSO_IMAGE_BAD_SYMTAB;
+
+	if (img->flags & VDSO_IMAGE_HAS_VERSYM) {
+		if (vaddr_to_offset(img, versym, &off) ||
+		    !in_image(img, off, (uint64_t)img->symbol_count * 2))
+			return VDSO_IMAGE_BAD_VERSYM;
+		img->versym = off;
+	}
+	if (img->flags & VDSO_IMAGE_HAS_VERDEF) {
+		if (vaddr_to_offset(img, verdef, &off))
+			return VDSO_IMAGE_BAD_VERDEF;
+		img->verdef = off;
+		return image_parse_verdefs(img, verdefnum);
+	}
+	return VDSO_IMAGE_OK;
+}
+
+int vdso_image_parse(struct vdso_image *img, const void *data, size_t size)
+{
+	size_t dyn_off = 0, dyn_size = 0;
+	int err;
+
+	memset(img, 0, sizeof(*img));
+	if (!data)
+		return VDSO_IMAGE_TRUNCATED;
+	img->data = data;
+	img->size = size;
+	err = parse_header(img);
+	if (!err)
+		err = parse_program_headers(img, &dyn_off, &dyn_size);
+	if (!err)
+		err = parse_dynamic(img, dyn_off, dyn_size);
+	if (err) {
+		/* Leave nothing a caller could mistake for a parsed image. */
+		unsigned cls = img->elf_class, be = img->big_endian, mach = img->machine;
+		memset(img, 0, sizeof(*img));
+		img->elf_class = cls;
+		img->big_endian = be;
+		img->machine = mach;
+	}
+	return err;
+}
+
+/* ---- hash tables ------------------------------------------------------ */
+
+uint32_t vdso_elf_hash(const char *name)
+{
+	uint32_t h = 0;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+		h = (h << 4) + *p;
+		uint32_t top = h & 0xf0000000u;
+		h ^= top >> 24;
+		h &= ~top;
+	}
+	return h;
+}
+
+uint32_t vdso_gnu_hash(const char *name)
+{
+	uint32_t h = 5381;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = h * 33 + *p;
+	return h;
+}
+
+static uint64_t hash_word(const struct vdso_image *img, size_t index)
+{
+	size_t off = img->hash + index * img->hash_entry_size;
+	return img->hash_entry_size == 8 ? rd64(img, off) : rd32(img, off);
+}
+
+int image_parse_sysv_hash(struct vdso_image *img, uint64_t vaddr)
+{
+	size_t off;
+	unsigned es = img->hash_entry_size;
+	if (vaddr_to_offset(img, vaddr, &off) || !in_image(img, off, 2 * (uint64_t)es))
+		return VDSO_IMAGE_BAD_HASH;
+	img->hash = off;
+	uint64_t nbucket = hash_word(img, 0), nchain = hash_word(img, 1);
+	if (nbucket == 0 || nbucket > UINT32_MAX || nchain > UINT32_MAX ||
+	    !in_image(img, off, (2 + nbucket + nchain) * es))
+		return VDSO_IMAGE_BAD_HASH;
+	img->hash_nbucket = (uint32_t)nbucket;
+	img->hash_nchain = (uint32_t)nchain;
+	/* nchain is, by definition, the number of dynamic symbols. */
+	img->symbol_count = (uint32_t)nchain;
+	return VDSO_IMAGE_OK;
+}
+
+static uint32_t gnu_bucket(const struct vdso_image *img, uint32_t i)
+{
+	size_t words = (size_t)img->gnu_bloom_size * (img->elf_class / 8);
+	return rd32(img, img->gnu_hash + 16 + words + (size_t)i * 4);
+}
+
+/* Offset of the chain word of symbol index sym (>= gnu_symoffset), or 0. */
+static size_t gnu_chain_offset(const struct vdso_image *img, uint32_t sym)
+{
+	size_t words = (size_t)img->gnu_bloom_size * (img->elf_class / 8);
+	uint64_t off = (uint64_t)img->gnu_hash + 16 + words + (uint64_t)img->gnu_nbucket * 4 +
+		       (uint64_t)(sym - img->gnu_symoffset) * 4;
+	return in_image(img, off, 4) ? (size_t)off : 0;
+}
+
+int image_parse_gnu_hash(struct vdso_image *img, uint64_t vaddr)
+{
+	size_t off;
+	if (vaddr_to_offset(img, vaddr, &off) || !in_image(img, off, 16))
+		return VDSO_IMAGE_BAD_GNU_HASH;
+	img->gnu_hash = off;
+	img->gnu_nbucket = rd32(img, off);
+	img->gnu_symoffset = rd32(img, off + 4);
+	img->gnu_bloom_size = rd32(img, off + 8);
+	img->gnu_bloom_shift = rd32(img, off + 12);
+	uint64_t bloom_bytes = (uint64_t)img->gnu_bloom_size * (img->elf_class / 8);
+	if (img->gnu_nbucket == 0 || img->gnu_bloom_size == 0 ||
+	    (img->gnu_bloom_size & (img->gnu_bloom_size - 1)) ||
+	    !in_image(img, off, 16 + bloom_bytes + (uint64_t)img->gnu_nbucket * 4))
+		return VDSO_IMAGE_BAD_GNU_HASH;
+
+	/*
+	 * The symbol count is not stored: it is one past the last symbol of the
+	 * longest chain, found from the highest bucket start.  Every chain
+	 * word must be readable; a chain without an end bit is an error.
+	 */
+	uint32_t last = 0;
+	for (uint32_t b = 0; b < img->gnu_nbucket; b++) {
+		uint32_t start = gnu_bucket(img, b);
+		if (start && start < img->gnu_symoffset)
+			return VDSO_IMAGE_BAD_GNU_HASH;
+		if (start > last)
+			last = start;
+	}
+	uint32_t count = img->gnu_symoffset;
+	if (last) {
+		uint32_t i = last;
+		for (;;) {
+			size_t c = gnu_chain_offset(img, i);
+			if (!c || i == UINT32_MAX)
+				return VDSO_IMAGE_BAD_GNU_HASH;
+			if (rd32(img, c) & 1)
+				break;
+			i++;
+		}
+		count = i + 1;
+	}
+	if (img->flags & VDSO_IMAGE_HAS_SYSV_HASH) {
+		/* Both tables describe the same symbols; nchain is authoritative. */
+		if (count > img->symbol_count)
+			return VDSO_IMAGE_BAD_GNU_HASH;
+	} else {
+		img->symbol_count = count;
+	}
+	return VDSO_IMAGE_OK;
+}
+
+/* ---- versions --------------------------------------------------------- */
+
+/* Elf_Verdef and Elf_Verdaux are the same for both classes. */
+enum { VD_SIZE = 20, VDA_SIZE = 8 };
+
+int image_parse_verdefs(struct vdso_image *img, uint64_t declared)
+{
+	uint64_t off = img->verdef;
+	uint32_t n = 0;
+	/*
+	 * Walk the chain once, checking every entry and its first aux; a
+	 * chain longer than the image could hold entries is a loop.
+	 */
+	for (;;) {
+		if (!in_image(img, off, VD_SIZE) || n >= img->size / VD_SIZE)
+			return VDSO_IMAGE_BAD_VERDEF;
+		uint32_t aux = rd32(img, off + 12), next = rd32(img, off + 16);
+		if (rd16(img, off + 6) > 0 &&
+		    (!in_image(img, off + aux, VDA_SIZE) ||
+		     !string_at(img, rd32(img, off + aux))))
+			return VDSO_IMAGE_BAD_VERDEF;
+		n++;
+		if (next == 0)
+			break;
+		if (next < VD_SIZE)   /* backwards or overlapping: a loop */
+			return VDSO_IMAGE_BAD_VERDEF;
+		off += next;
+	}
+	if (declared && declared != n)
+		return VDSO_IMAGE_BAD_VERDEF;
+	img->verdef_count = n;
+	return VDSO_IMAGE_OK;
+}
+
+int vdso_image_verdef(const struct vdso_image *img, uint32_t i, struct vdso_verdef *def)
+{
+	if (!img->verdef || i >= img->verdef_count)
+		return -EINVAL;
+	size_t off = img->verdef;
+	for (uint32_t k = 0; k < i; k++)
+		off += rd32(img, off + 16);   /* checked by image_parse_verdefs */
+	memset(def, 0, sizeof(*def));
+	def->flags = rd16(img, off + 2);
+	def->index = rd16(img, off + 4);
+	def->aux_count = rd16(img, off + 6);
+	def->hash = rd32(img, off + 8);
+	if (def->aux_count > 0) {
+		size_t aux = off + rd32(img, off + 12);
+		def->name = string_at(img, rd32(img, aux));
+		uint32_t next = rd32(img, aux + 4);
+		if (def->aux_count > 1 && next && in_image(img, (uint64_t)aux + next, VDA_SIZE))
+			def->parent = string_at(img, rd32(img, aux + next));
+	}
+	return 0;
+}
+
+/* The version definition with index ndx (not the base), or -1. */
+static int find_verdef(const struct vdso_image *img, unsigned ndx, struct vdso_verdef *def)
+{
+	for (uint32_t i = 0; i < img->verdef_count; i++) {
+		if (vdso_image_verdef(img, i, def) == 0 && def->index == ndx &&
+		    !(def->flags & VER_FLG_BASE))
+			return 0;
+	}
+	return -1;
+}
+
+/* ---- symbols ---------------------------------------------------------- */
+
+int vdso_image_symbol(const struct vdso_image *img, uint32_t i, struct vdso_symbol *sym)
+{
+	const struct elf_layout *L = layout_of(img);
+	if (!img->data || i >= img->symbol_count)
+		return -EINVAL;
+	size_t s = img->symtab + (size_t)i * img->syment;
+	unsigned char info = img->data[s + L->st_info];
+
+	memset(sym, 0, sizeof(*sym));
+	sym->name = string_at(img, rd32(img, s + L->st_name));
+	if (!sym->name)
+		return -ENOEXEC;
+	sym->value = rdword(img, s + L->st_value);
+	sym->size = rdword(img, s + L->st_size);
+	sym->type = info & 0xf;
+	sym->bind = info >> 4;
+	sym->visibility = img->data[s + L->st_other] & 3;
+	sym->shndx = rd16(img, s + L->st_shndx);
+	sym->version_index = -1;
+	if (img->versym) {
+		uint16_t vs = rd16(img, img->versym + (size_t)i * 2);
+		sym->version_index = vs & 0x7fff;
+		sym->version_hidden = !!(vs & 0x8000);
+		struct vdso_verdef def;
+		if (sym->version_index > 1 && find_verdef(img, (unsigned)sym->version_index, &def) == 0)
+			sym->version = def.name;
+	}
+	size_t off;
+	if (sym->shndx != SHN_UNDEF && vaddr_to_offset(img, sym->value, &off) == 0) {
+		sym->offset = off;
+		sym->address = img->data + off;
+	}
+	return 0;
+}
+
+/* Whether symbol i is a defined function called name in version. */
+static int symbol_matches(const struct vdso_image *img, uint32_t i, const char *name,
+			  const char *version, struct vdso_symbol *sym)
+{
+	if (vdso_image_symbol(img, i, sym) || strcmp(sym->name, name) != 0)
+		return 0;
+	if (sym->type != STT_FUNC && sym->type != STT_NOTYPE)
+		return 0;
+	if (sym->bind != STB_GLOBAL && sym->bind != STB_WEAK)
+		return 0;
+	if (sym->shndx == SHN_UNDEF || !sym->address)
+		return 0;
+	if (!version || !img->versym)
+		return 1;   /* unversioned images match any version */
+	struct vdso_verdef def;
+	if (find_verdef(img, (unsigned)sym->version_index, &def))
+		return 0;
+	return def.hash == vdso_elf_hash(version) && def.name && strcmp(def.name, version) == 0;
+}
+
+static int lookup_sysv(const struct vdso_image *img, const char *name, const char *version,
+		       struct vdso_symbol *sym)
+{
+	uint64_t i = hash_word(img, 2 + vdso_elf_hash(name) % img->hash_nbucket);
+	/* At most nchain steps: a cyclic chain ends here instead of spinning. */
+	for (uint32_t steps = 0; i != STN_UNDEF && steps <= img->hash_nchain; steps++) {
+		if (i >= img->hash_nchain)
+			return -ENOEXEC;
+		if (symbol_matches(img, (uint32_t)i, name, version, sym))
+			return 0;
+		i = hash_word(img, 2 + img->hash_nbucket + (size_t)i);
+	}
+	return -ENOENT;
+}
+
+static int lookup_gnu(const struct vdso_image *img, const char *name, const char *version,
+		      struct vdso_symbol *sym)
+{
+	uint32_t h = vdso_gnu_hash(name);
+	unsigned bits = img->elf_class;
+	size_t word_off = img->gnu_hash + 16 + (size_t)((h / bits) & (img->gnu_bloom_size - 1)) * (bits / 8);
+	uint64_t word = rdword(img, word_off);
+	uint64_t mask = (uint64_t)1 << (h % bits) | (uint64_t)1 << ((h >> (img->gnu_bloom_shift & 31)) % bits);
+	if ((word & mask) != mask)
+		return -ENOENT;
+
+	uint32_t i = gnu_bucket(img, h % img->gnu_nbucket);
+	if (i == 0)
+		return -ENOENT;
+	for (; i < img->symbol_count; i++) {
+		size_t c = gnu_chain_offset(img, i);
+		if (!c)
+			return -ENOEXEC;
+		uint32_t ch = rd32(img, c);
+		if ((ch | 1) == (h | 1) && symbol_matches(img, i, name, version, sym))
+			return 0;
+		if (ch & 1)
+			break;
+	}
+	return -ENOENT;
+}
+
+int vdso_image_lookup(const struct vdso_image *img, const char *name, const char *version,
+		      struct vdso_symbol *sym)
+{
+	struct vdso_symbol scratch;
+	if (!sym)
+		sym = &scratch;
+	if (!img->data || !name)
+		return -EINVAL;
+	/* GNU hash has a bloom filter: faster misses.  Either gives the same answer. */
+	if (img->flags & VDSO_IMAGE_HAS_GNU_HASH)
+		return lookup_gnu(img, name, version, sym);
+	return lookup_sysv(img, name, version, sym);
+}
+
+int image_symbol_is_callable(const struct vdso_image *img, const struct vdso_symbol *sym)
+{
+	return sym->address && sym->offset >= img->exec_lo && sym->offset < img->exec_hi;
+}
+
+const char *vdso_image_strerror(int error)
+{
+	static const char *const text[VDSO_IMAGE_ERROR_COUNT] = {
+		[VDSO_IMAGE_OK] = "no error",
+		[VDSO_IMAGE_TRUNCATED] = "truncated ELF (smaller than its headers say)",
+		[VDSO_IMAGE_NOT_ELF] = "not an ELF file (bad magic)",
+		[VDSO_IMAGE_BAD_CLASS] = "unknown ELF class",
+		[VDSO_IMAGE_BAD_BYTE_ORDER] = "unknown ELF byte order",
+		[VDSO_IMAGE_BAD_VERSION] = "unknown ELF version",
+		[VDSO_IMAGE_NOT_SHARED] = "not a shared object (e_type is not ET_DYN)",
+		[VDSO_IMAGE_BAD_PHDR] = "program headers outside the file or of the wrong size",
+		[VDSO_IMAGE_NO_LOAD] = "no PT_LOAD segment",
+		[VDSO_IMAGE_NO_DYNAMIC] = "no PT_DYNAMIC segment",
+		[VDSO_IMAGE_BAD_DYNAMIC] = "dynamic section outside the file",
+		[VDSO_IMAGE_BAD_STRTAB] = "DT_STRTAB/DT_STRSZ missing or outside the file",
+		[VDSO_IMAGE_BAD_SYMTAB] = "DT_SYMTAB/DT_SYMENT missing, wrong or outside the file",
+		[VDSO_IMAGE_NO_HASH] = "neither DT_HASH nor DT_GNU_HASH",
+		[VDSO_IMAGE_BAD_HASH] = "DT_HASH table malformed or outside the file",
+		[VDSO_IMAGE_BAD_GNU_HASH] = "DT_GNU_HASH table malformed or outside the file",
+		[VDSO_IMAGE_BAD_VERSYM] = "DT_VERSYM table outside the file",
+		[VDSO_IMAGE_BAD_VERDEF] = "DT_VERDEF chain malformed, looping or outside the file",
+		[VDSO_IMAGE_WRONG_ARCH] = "ELF class, byte order or machine is not this process's",
+		[VDSO_IMAGE_UNMAPPED] = "image pages are not all mapped",
+	};
+	if (error < 0 || error >= VDSO_IMAGE_ERROR_COUNT || !text[error])
+		return "unknown error";
+	return text[error];
+}
+
+const char *vdso_machine_name(unsigned machine, unsigned elf_class)
+{
+	switch (machine) {
+	case 2: return "sparc";
+	case 3: return "i386";
+	case 4: return "m68k";
+	case 8: return elf_class == 64 ? "mips64" : "mips";
+	case 18: return "sparc32plus";
+	case 20: return "ppc";
+	case 21: return "ppc64";
+	case 22: return elf_class == 64 ? "s390x" : "s390";
+	case 40: return "arm";
+	case 43: return "sparc64";
+	case 62: return elf_class == 32 ? "x32" : "x86_64";
+	case 183: return "aarch64";
+	case 243: return elf_class == 64 ? "riscv64" : "riscv32";
+	case 258: return elf_class == 64 ? "loongarch64" : "loongarch32";
+	case 0x9026: return "alpha";
+	default: return NULL;
+	}
+}

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* Internal interface of the image parser (src/image.c). */
+#ifndef VDSOKIT_IMAGE_H
+#define VDSOKIT_IMAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct vdso_image;
+struct vdso_symbol;
+
+void image_find_build_id(struct vdso_image *img, size_t off, size_t len);
+int image_parse_sysv_hash(struct vdso_image *img, uint64_t vaddr);
+int image_parse_gnu_hash(struct vdso_image *img, uint64_t vaddr);
+int image_parse_verdefs(struct vdso_image *img, uint64_t declared);
+
+/*
+ * The size of the image whose first avail bytes are at data: the end of
+ * its furthest PT_LOAD in the file.  Reads only the ELF and program
+ * headers, which must lie inside avail.  0, or a positive vdso_image_error.
+ */
+int image_extent(const void *data, size_t avail, size_t *extent);
+
+/* Whether a resolved symbol lies inside an executable segment. */
+int image_symbol_is_callable(const struct vdso_image *img, const struct vdso_symbol *sym);
+
+#endif

@@ -1,0 +1,105 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The library's process-wide state and the helpers every call file shares.
+ * Filled once by vdso_state_slow() (src/vdso.c), read-only afterwards.
+ */
+#ifndef VDSOKIT_INTERNAL_H
+#define VDSOKIT_INTERNAL_H
+
+#include <errno.h>
+#include <stdint.h>
+
+#include "vdsokit.h"
+#include "arch.h"
+
+#define VDSO_EXPORT __attribute__((visibility("default")))
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+/* A vDSO entry chosen for one library function. */
+struct vdso_entry {
+	const void *fn;        /* callable address, NULL: use the syscall   */
+	unsigned time64;       /* takes 64-bit time (else 32-bit, convert)  */
+	enum vdso_sym sym;     /* which table slot it came from             */
+	enum vdso_reason reason; /* why fn is NULL, or OK / TIME32          */
+};
+
+struct vdso_state {
+	const struct vdso_image *image;     /* NULL: no usable vDSO        */
+	enum vdso_reason image_reason;      /* NO_VDSO, BAD_IMAGE or OK     */
+	int image_error;                    /* vdso_image_error when BAD    */
+	/* Every known symbol of this architecture, resolved or NULL. */
+	const void *sym_addr[SYM_COUNT];
+	const char *sym_version[SYM_COUNT]; /* version matched, NULL unversioned */
+	struct vdso_entry gettime, getres, gettimeofday, time, getcpu, getrandom, thread_area;
+	/* Clock ids (bits) that vdso_clock_gettime sends to the vDSO. */
+	uint32_t gettime_clocks;
+	uint32_t getres_clocks;
+};
+
+extern const struct arch_symbol vdso_arch_symbols[SYM_COUNT];
+
+/*
+ * The state, initialising it on first use.  While another thread is still
+ * initialising, returns an empty state (every call takes the syscall)
+ * instead of waiting: init is lock-free and signal handlers never block.
+ */
+const struct vdso_state *vdso_state_slow(void);
+extern struct vdso_state vdso_global;
+extern int vdso_ready; /* 0 untouched, 1 initialising, 2 ready; atomic */
+
+static inline const struct vdso_state *vdso_state(void)
+{
+	if (likely(__atomic_load_n(&vdso_ready, __ATOMIC_ACQUIRE) == 2))
+		return &vdso_global;
+	return vdso_state_slow();
+}
+
+/* Raw syscall with the -errno convention, for 0 to 4 arguments. */
+#define sys0(n) arch_syscall4((n), 0, 0, 0, 0)
+#define sys1(n, a) arch_syscall4((n), (long)(a), 0, 0, 0)
+#define sys2(n, a, b) arch_syscall4((n), (long)(a), (long)(b), 0, 0)
+#define sys3(n, a, b, c) arch_syscall4((n), (long)(a), (long)(b), (long)(c), 0)
+
+/*
+ * Calls into the vDSO.  Where the architecture needs an assembly sequence
+ * (powerpc) every call goes through arch_vdso_call5; elsewhere a plain C
+ * call through a pointer of the function's real type.
+ */
+#if ARCH_VDSO_CALL5
+#define VCALL2(ty, fn, a, b) ((ty)arch_vdso_call5((fn), (long)(a), (long)(b), 0, 0, 0))
+#define VCALL3(ty, fn, a, b, c) ((ty)arch_vdso_call5((fn), (long)(a), (long)(b), (long)(c), 0, 0))
+#define VCALL5(ty, fn, a, b, c, d, e) \
+	((ty)arch_vdso_call5((fn), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e)))
+#define VCALL0(ty, fn) ((ty)arch_vdso_call5((fn), 0, 0, 0, 0, 0))
+#else
+typedef int (*vdso_clock_fn)(clockid_t, void *);
+typedef int (*vdso_gtod_fn)(void *, void *);
+typedef long (*vdso_time_fn)(long *);
+typedef int (*vdso_getcpu_fn)(unsigned *, unsigned *, void *);
+typedef long (*vdso_getrandom_fn)(void *, size_t, unsigned, void *, size_t);
+typedef void *(*vdso_tp_fn)(void);
+#endif
+
+/* 32-bit time structures of the native entries on 32-bit architectures. */
+struct timespec32 {
+	int32_t tv_sec;
+	int32_t tv_nsec;
+};
+struct timeval32 {
+	int32_t tv_sec;
+	int32_t tv_usec;
+};
+
+/* Syscall paths, shared by the calls and vdso_path_of. */
+int sys_clock_gettime(clockid_t clock, struct vdso_timespec *ts);
+int sys_clock_getres(clockid_t clock, struct vdso_timespec *res);
+long sys_clock_gettime_nr(void);
+long sys_clock_getres_nr(void);
+const char *sys_clock_gettime_name(void);
+const char *sys_clock_getres_name(void);
+
+/* vDSO getrandom: the state machinery (src/random.c). */
+ssize_t random_vdso(const struct vdso_state *s, void *buf, size_t len, unsigned flags);
+
+#endif

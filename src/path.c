@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: MIT
+/* vdso_path_of: which path a call takes, and why; names for the enums. */
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+
+static void path_syscall(struct vdso_path *p, enum vdso_reason why, const char *name, long nr)
+{
+	p->route = VDSO_ROUTE_SYSCALL;
+	p->reason = why;
+	p->syscall = name;
+	p->syscall_nr = nr;
+}
+
+static void path_vdso(struct vdso_path *p, const struct vdso_state *s, const struct vdso_entry *e)
+{
+	p->route = VDSO_ROUTE_VDSO;
+	p->reason = e->reason; /* OK, or TIME32 for a 32-bit-time entry */
+	p->symbol = vdso_arch_symbols[e->sym].name;
+	p->version = s->sym_version[e->sym];
+	p->address = e->fn;
+}
+
+/* A function served by one entry or one syscall. */
+static void path_simple(struct vdso_path *p, const struct vdso_state *s, const struct vdso_entry *e,
+			const char *sysname, long nr)
+{
+	if (e->fn)
+		path_vdso(p, s, e);
+	else
+		path_syscall(p, e->reason, sysname, nr);
+}
+
+static void path_clock(struct vdso_path *p, const struct vdso_state *s, const struct vdso_entry *e,
+		       uint32_t clocks, clockid_t clock, const char *sysname, long nr)
+{
+	if (!e->fn)
+		path_syscall(p, e->reason, sysname, nr);
+	else if ((unsigned)clock < 32 && (clocks >> clock) & 1)
+		path_vdso(p, s, e);
+	else
+		/* The vDSO would only make this syscall itself: the library makes it. */
+		path_syscall(p, VDSO_REASON_CLOCK_IN_KERNEL, sysname, nr);
+}
+
+VDSO_EXPORT int vdso_path_of(enum vdso_func fn, clockid_t clock, struct vdso_path *p)
+{
+	const struct vdso_state *s = vdso_state();
+	memset(p, 0, sizeof(*p));
+	p->syscall_nr = -1;
+	switch (fn) {
+	case VDSO_FN_CLOCK_GETTIME:
+		path_clock(p, s, &s->gettime, s->gettime_clocks, clock,
+			   sys_clock_gettime_name(), sys_clock_gettime_nr());
+		return 0;
+	case VDSO_FN_CLOCK_GETRES:
+		path_clock(p, s, &s->getres, s->getres_clocks, clock,
+			   sys_clock_getres_name(), sys_clock_getres_nr());
+		return 0;
+	case VDSO_FN_GETTIMEOFDAY:
+#if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
+		path_simple(p, s, &s->gettimeofday, "gettimeofday", __NR_gettimeofday);
+#else
+		path_simple(p, s, &s->gettimeofday, sys_clock_gettime_name(), sys_clock_gettime_nr());
+#endif
+		return 0;
+	case VDSO_FN_TIME:
+		if (s->time.fn)
+			path_vdso(p, s, &s->time);
+		else
+			/* time() is the seconds of CLOCK_REALTIME_COARSE, whichever way it goes. */
+			path_clock(p, s, &s->gettime, s->gettime_clocks, CLOCK_REALTIME_COARSE,
+				   sys_clock_gettime_name(), sys_clock_gettime_nr());
+		return 0;
+	case VDSO_FN_GETCPU:
+		path_simple(p, s, &s->getcpu, "getcpu", __NR_getcpu);
+		return 0;
+	case VDSO_FN_GETRANDOM:
+		path_simple(p, s, &s->getrandom, "getrandom", __NR_getrandom);
+		return 0;
+	case VDSO_FN_THREAD_POINTER:
+#if ARCH_HAS_TP_REGISTER
+		p->route = VDSO_ROUTE_REGISTER;
+		p->reason = VDSO_REASON_ABI_REGISTER;
+#elif defined(__NR_get_thread_area)
+		path_simple(p, s, &s->thread_area, "get_thread_area", __NR_get_thread_area);
+#else
+		p->route = VDSO_ROUTE_NONE;
+		p->reason = VDSO_REASON_NOT_ON_ARCH;
+#endif
+		return 0;
+	default:
+		return -EINVAL;
+	}
+}
+
+VDSO_EXPORT const char *vdso_func_name(enum vdso_func fn)
+{
+	static const char *const names[VDSO_FN_COUNT] = {
+		[VDSO_FN_CLOCK_GETTIME] = "clock_gettime",
+		[VDSO_FN_CLOCK_GETRES] = "clock_getres",
+		[VDSO_FN_GETTIMEOFDAY] = "gettimeofday",
+		[VDSO_FN_TIME] = "time",
+		[VDSO_FN_GETCPU] = "getcpu",
+		[VDSO_FN_GETRANDOM] = "getrandom",
+		[VDSO_FN_THREAD_POINTER] = "thread_pointer",
+	};
+	return (unsigned)fn < VDSO_FN_COUNT ? names[fn] : NULL;
+}
+
+VDSO_EXPORT const char *vdso_route_name(enum vdso_route route)
+{
+	switch (route) {
+	case VDSO_ROUTE_VDSO: return "vdso";
+	case VDSO_ROUTE_VDSO_KERNEL: return "vdso-kernel";
+	case VDSO_ROUTE_SYSCALL: return "syscall";
+	case VDSO_ROUTE_REGISTER: return "register";
+	case VDSO_ROUTE_NONE: return "none";
+	}
+	return "unknown";
+}
+
+VDSO_EXPORT const char *vdso_reason_text(enum vdso_reason reason)
+{
+	switch (reason) {
+	case VDSO_REASON_OK: return "fast path";
+	case VDSO_REASON_NO_VDSO: return "no vDSO mapped in this process";
+	case VDSO_REASON_BAD_IMAGE: return "the vDSO image failed validation";
+	case VDSO_REASON_NOT_ON_ARCH: return "no vDSO entry for it on this architecture";
+	case VDSO_REASON_SYMBOL_ABSENT: return "this kernel's vDSO lacks the symbol";
+	case VDSO_REASON_CLOCK_IN_KERNEL: return "the vDSO has no user-space read for this clock";
+	case VDSO_REASON_UNTRUSTED: return "present but untrusted (clock_gettime64 without clock_gettime)";
+	case VDSO_REASON_TIME32: return "32-bit-time entry, checked for overflow";
+	case VDSO_REASON_ABI_REGISTER: return "read from the ABI thread-pointer register";
+	}
+	return "unknown";
+}

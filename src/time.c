@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: MIT
+/*
+ * clock_gettime, clock_getres, gettimeofday and time: the vDSO entry chosen
+ * at init, else the syscall.  On 32-bit architectures everything is
+ * returned as 64-bit time: 32-bit vDSO results are checked for overflow
+ * and replaced by the clock_gettime64 syscall when they wrapped.
+ */
+#include <sys/time.h>
+#include <time.h>
+
+#include "internal.h"
+
+/* ---- syscalls -------------------------------------------------------- */
+
+#if ARCH_NATIVE_TIME64
+#define NR_GETTIME __NR_clock_gettime
+#define NR_GETRES __NR_clock_getres
+#define NAME_GETTIME "clock_gettime"
+#define NAME_GETRES "clock_getres"
+#elif defined(__NR_clock_gettime64)
+#define NR_GETTIME __NR_clock_gettime64
+#define NR_GETRES __NR_clock_getres_time64
+#define NAME_GETTIME "clock_gettime64"
+#define NAME_GETRES "clock_getres_time64"
+#else
+#define NR_GETTIME __NR_clock_gettime
+#define NR_GETRES __NR_clock_getres
+#define NAME_GETTIME "clock_gettime"
+#define NAME_GETRES "clock_getres"
+#endif
+
+long sys_clock_gettime_nr(void) { return NR_GETTIME; }
+long sys_clock_getres_nr(void) { return NR_GETRES; }
+const char *sys_clock_gettime_name(void) { return NAME_GETTIME; }
+const char *sys_clock_getres_name(void) { return NAME_GETRES; }
+
+#if !ARCH_NATIVE_TIME64 && defined(__NR_clock_gettime64) && defined(__NR_clock_gettime)
+/* Kernels before 5.1 have only the 32-bit syscalls. */
+static int sys_time32(long nr, clockid_t clock, struct vdso_timespec *ts)
+{
+	struct timespec32 t32;
+	int r = (int)sys2(nr, clock, ts ? &t32 : NULL);
+	if (r == 0 && ts) {
+		ts->tv_sec = t32.tv_sec;
+		ts->tv_nsec = t32.tv_nsec;
+	}
+	return r;
+}
+#define OLD_TIME32_FALLBACK 1
+#endif
+
+int sys_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
+{
+	int r = (int)sys2(NR_GETTIME, clock, ts);
+#ifdef OLD_TIME32_FALLBACK
+	if (unlikely(r == -ENOSYS))
+		r = sys_time32(__NR_clock_gettime, clock, ts);
+#endif
+	return r;
+}
+
+int sys_clock_getres(clockid_t clock, struct vdso_timespec *res)
+{
+	int r = (int)sys2(NR_GETRES, clock, res);
+#ifdef OLD_TIME32_FALLBACK
+	if (unlikely(r == -ENOSYS))
+		r = sys_time32(__NR_clock_getres, clock, res);
+#endif
+	return r;
+}
+
+static int sys_gettimeofday(struct vdso_timeval *tv, struct timezone *tz)
+{
+#if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
+	/* The kernel's timeval is two longs: our layout on 64-bit. */
+	return (int)sys2(__NR_gettimeofday, tv, tz);
+#else
+	/* No 64-bit gettimeofday syscall exists: derive it, y2038-safe. */
+	if (tv) {
+		struct vdso_timespec ts;
+		int r = sys_clock_gettime(CLOCK_REALTIME, &ts);
+		if (r)
+			return r;
+		tv->tv_sec = ts.tv_sec;
+		tv->tv_usec = ts.tv_nsec / 1000;
+	}
+	if (tz) {
+#ifdef __NR_gettimeofday
+		return (int)sys2(__NR_gettimeofday, NULL, tz);
+#else
+		tz->tz_minuteswest = 0; /* no kernel timezone without the syscall (rv32) */
+		tz->tz_dsttime = 0;
+#endif
+	}
+	return 0;
+#endif
+}
+
+/* ---- vDSO calls ------------------------------------------------------ */
+
+/*
+ * One call of a clock_gettime/clock_getres entry.  -EOVERFLOW: a 32-bit
+ * entry's seconds wrapped (after 2038) and the syscall must answer.
+ */
+static inline int call_clock(const struct vdso_entry *e, clockid_t clock, struct vdso_timespec *ts)
+{
+#if ARCH_VDSO_CALL5
+#define CALL_CLOCK(ptr) VCALL2(int, e->fn, clock, (ptr))
+#else
+#define CALL_CLOCK(ptr) ((vdso_clock_fn)e->fn)(clock, (ptr))
+#endif
+	if (ARCH_NATIVE_TIME64 || e->time64)
+		return CALL_CLOCK(ts);
+	struct timespec32 t32;
+	int r = CALL_CLOCK(ts ? &t32 : NULL);
+	if (r == 0 && ts) {
+		if (t32.tv_sec < 0)
+			return -EOVERFLOW;
+		ts->tv_sec = t32.tv_sec;
+		ts->tv_nsec = t32.tv_nsec;
+	}
+	return r;
+#undef CALL_CLOCK
+}
+
+static inline int call_gettimeofday(const struct vdso_entry *e, struct vdso_timeval *tv,
+				    struct timezone *tz)
+{
+#if ARCH_VDSO_CALL5
+#define CALL_GTOD(ptr) VCALL2(int, e->fn, (ptr), tz)
+#else
+#define CALL_GTOD(ptr) ((vdso_gtod_fn)e->fn)((ptr), tz)
+#endif
+	if (ARCH_NATIVE_TIME64)
+		return CALL_GTOD(tv);
+	struct timeval32 t32;
+	int r = CALL_GTOD(tv ? &t32 : NULL);
+	if (r == 0 && tv) {
+		if (t32.tv_sec < 0)
+			return -EOVERFLOW;
+		tv->tv_sec = t32.tv_sec;
+		tv->tv_usec = t32.tv_usec;
+	}
+	return r;
+#undef CALL_GTOD
+}
+
+/* The vDSO's time(): never fails; a negative 32-bit value has wrapped. */
+static inline int call_time(const struct vdso_entry *e, int64_t *t)
+{
+#if ARCH_VDSO_CALL5
+	long v = VCALL2(long, e->fn, 0, 0);
+#else
+	long v = ((vdso_time_fn)e->fn)(NULL);
+#endif
+	if (v < 0)
+		return v >= -4095 ? (int)v : -EOVERFLOW;
+	if (t)
+		*t = v;
+	return 0;
+}
+
+/* Whether an error means "ask the syscall instead". */
+static inline int retry_with_syscall(int r)
+{
+	return r == -ENOSYS || r == -EOVERFLOW;
+}
+
+/* ---- public ---------------------------------------------------------- */
+
+VDSO_EXPORT int vdso_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
+{
+	const struct vdso_state *s = vdso_state();
+	/* Clocks the vDSO would hand to the kernel anyway go there directly. */
+	if (likely((unsigned)clock < 32 && (s->gettime_clocks >> clock) & 1)) {
+		int r = call_clock(&s->gettime, clock, ts);
+		if (likely(!retry_with_syscall(r)))
+			return r;
+	}
+	return sys_clock_gettime(clock, ts);
+}
+
+VDSO_EXPORT int vdso_clock_getres(clockid_t clock, struct vdso_timespec *res)
+{
+	const struct vdso_state *s = vdso_state();
+	if ((unsigned)clock < 32 && (s->getres_clocks >> clock) & 1) {
+		int r = call_clock(&s->getres, clock, res);
+		if (!retry_with_syscall(r))
+			return r;
+	}
+	return sys_clock_getres(clock, res);
+}
+
+VDSO_EXPORT int vdso_gettimeofday(struct vdso_timeval *tv, struct timezone *tz)
+{
+	const struct vdso_state *s = vdso_state();
+	if (likely(s->gettimeofday.fn != NULL)) {
+		int r = call_gettimeofday(&s->gettimeofday, tv, tz);
+		if (likely(!retry_with_syscall(r)))
+			return r;
+	}
+	return sys_gettimeofday(tv, tz);
+}
+
+/*
+ * time(): the vDSO's own entry where there is one; else the seconds of
+ * CLOCK_REALTIME_COARSE, which is what the kernel's time() returns (the
+ * seconds as of the last tick) and which the vDSO serves on every
+ * architecture that has clock_gettime.
+ */
+VDSO_EXPORT int vdso_time(int64_t *t)
+{
+	const struct vdso_state *s = vdso_state();
+	if (s->time.fn) {
+		int r = call_time(&s->time, t);
+		if (!retry_with_syscall(r))
+			return r;
+	}
+	struct vdso_timespec ts;
+	int r = vdso_clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	if (r)
+		return r;
+	if (t)
+		*t = ts.tv_sec;
+	return 0;
+}
+
+/* ---- one path only ---------------------------------------------------- */
+
+VDSO_EXPORT int vdso_clock_gettime_via(enum vdso_via via, clockid_t clock, struct vdso_timespec *ts)
+{
+	if (via == VDSO_VIA_SYSCALL)
+		return sys_clock_gettime(clock, ts);
+	if (via == VDSO_VIA_VDSO) {
+		const struct vdso_state *s = vdso_state();
+		return s->gettime.fn ? call_clock(&s->gettime, clock, ts) : -ENOSYS;
+	}
+	return vdso_clock_gettime(clock, ts);
+}
+
+VDSO_EXPORT int vdso_clock_getres_via(enum vdso_via via, clockid_t clock, struct vdso_timespec *res)
+{
+	if (via == VDSO_VIA_SYSCALL)
+		return sys_clock_getres(clock, res);
+	if (via == VDSO_VIA_VDSO) {
+		const struct vdso_state *s = vdso_state();
+		return s->getres.fn ? call_clock(&s->getres, clock, res) : -ENOSYS;
+	}
+	return vdso_clock_getres(clock, res);
+}
+
+VDSO_EXPORT int vdso_gettimeofday_via(enum vdso_via via, struct vdso_timeval *tv, struct timezone *tz)
+{
+	if (via == VDSO_VIA_SYSCALL)
+		return sys_gettimeofday(tv, tz);
+	if (via == VDSO_VIA_VDSO) {
+		const struct vdso_state *s = vdso_state();
+		return s->gettimeofday.fn ? call_gettimeofday(&s->gettimeofday, tv, tz) : -ENOSYS;
+	}
+	return vdso_gettimeofday(tv, tz);
+}
+
+VDSO_EXPORT int vdso_time_via(enum vdso_via via, int64_t *t)
+{
+	if (via == VDSO_VIA_SYSCALL) {
+#if defined(__NR_time) && ARCH_NATIVE_TIME64
+		long v = sys1(__NR_time, 0);
+		if (v < 0 && v >= -4095)
+			return (int)v;
+		if (t)
+			*t = v;
+		return 0;
+#else
+		struct vdso_timespec ts;
+		int r = sys_clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+		if (r == 0 && t)
+			*t = ts.tv_sec;
+		return r;
+#endif
+	}
+	if (via == VDSO_VIA_VDSO) {
+		const struct vdso_state *s = vdso_state();
+		return s->time.fn ? call_time(&s->time, t) : -ENOSYS;
+	}
+	return vdso_time(t);
+}
