@@ -1,0 +1,37 @@
+# Synthetic vDSO images (tests/images/build-images) and the tests built on
+# them: tests/image-readelf.t (host parser against readelf) and
+# tests/qemu-user.t (tests/callpath.c on every architecture).
+#
+#   make images      $(BUILD)/images/<arch>/<variant>.so for every arch
+#                    with a compiler; <arch>/SKIP says why one is missing
+#
+# The images do not depend on $(CC): they are made with each architecture's
+# own cross compiler whatever the build is for.
+
+IMAGES_DIR    := $(BUILD)/images
+IMAGES_INPUTS := tests/images/build-images tests/images/version.lds.S \
+                 $(wildcard tests/images/*.c tests/images/*.S tests/images/*.h)
+IMGDUMP       := $(BUILD)/tests/tools/imgdump
+
+.PHONY: images
+images: $(IMAGES_DIR)/.built
+
+$(IMAGES_DIR)/.built: $(IMAGES_INPUTS)
+	tests/images/build-images $(IMAGES_DIR)
+	@touch $@
+
+# Host tool: the library's view of an image, in readelf's terms.
+$(IMGDUMP): tests/tools/imgdump.c include/vdsokit.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+
+# The call-path program for the architecture of $(CC); tests/qemu-user.t
+# builds it once per architecture with a cross CC and BUILD.
+$(BUILD)/tests/callpath: tests/callpath.c include/vdsokit.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+
+CHECK_DEPS += images $(IMGDUMP)
+
+# The shell tests find the images, imgdump and the build directory here.
+export VDSOKIT_BUILD := $(BUILD)
