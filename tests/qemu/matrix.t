@@ -1,0 +1,186 @@
+#!/bin/sh
+# matrix.t — the architecture matrix: real kernels of other architectures
+# booted under qemu-system, each running the project's programs built for
+# it.  Prints TAP.  Run by `make check` (through the wrapper tests/qemu/qemu.mk
+# puts in $(BUILD)/tests/) or directly:
+#
+#   tests/qemu/matrix.t [--build DIR]        DIR: the host build (default build)
+#
+# Environment:
+#   VDSOKIT_MATRIX=0                  skip the whole matrix (one SKIP per target)
+#   VDSOKIT_MATRIX_TARGETS="arm64 s390x"   run only these targets
+#   VDSOKIT_MATRIX_JOBS=2             guests booted at once (default 2)
+#   VDSOKIT_CACHE=~/.cache/vdsokit    kernels, downloaded packages, images
+#   VDSOKIT_BOOT_TIMEOUT=300          seconds before a guest counts as hung
+#
+# Three phases: (1) kernels — download Debian's, build m68k and sparc64 once,
+# all cached; (2) cross builds — our guest tools and `make all` + test
+# programs for each architecture, into $(BUILD)/ARCH; (3) boots, two at a
+# time, each judged by tests/qemu/run-target.  Whatever cannot be had here
+# (no network, no compiler, no QEMU) becomes SKIP lines naming the reason;
+# a hung guest or a failed build is a failure.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+. "$here/targets.sh"
+
+build=${VDSOKIT_BUILD:-build}
+while [ $# -gt 0 ]; do
+	case $1 in
+	--build) build=$2; shift 2 ;;
+	--build=*) build=${1#--build=}; shift ;;
+	*) echo "usage: matrix.t [--build DIR]" >&2; exit 64 ;;
+	esac
+done
+case $build in /*) ;; *) build=$root/$build ;; esac
+cache=${VDSOKIT_CACHE:-$HOME/.cache/vdsokit}
+export VDSOKIT_BUILD=$build VDSOKIT_ROOT=$root VDSOKIT_CACHE=$cache
+
+targets=${VDSOKIT_MATRIX_TARGETS:-$MATRIX_TARGETS}
+# Run from `make check`, we inherit the outer make's flags (jobserver
+# descriptors, command-line variables such as CC): the cross builds below
+# must not see them.
+unset MAKEFLAGS MFLAGS MAKELEVEL MAKEOVERRIDES
+
+n=0
+emit() { # one TAP line without number -> numbered
+	case $1 in
+	"ok "* | "not ok "*)
+		n=$((n + 1))
+		echo "$1" | sed "s/^\(\(not \)*ok\) /\1 $n /"
+		;;
+	*) echo "$1" ;;
+	esac
+}
+
+if [ "${VDSOKIT_MATRIX:-1}" = 0 ]; then
+	for t in $targets; do
+		emit "ok - $t: boot under QEMU # SKIP VDSOKIT_MATRIX=0"
+	done
+	echo "1..$n"
+	exit 0
+fi
+
+prep=$build/qemu/prep
+mkdir -p "$prep"
+# One matrix at a time per build directory: two would share artifacts.
+exec 8>"$build/qemu/.matrix-lock"
+flock 8
+rm -f "$prep"/*
+started=$(date +%s)
+
+known=""
+for t in $targets; do
+	if target_info "$t"; then
+		known="$known $t"
+	else
+		emit "not ok - $t: known target (known: $MATRIX_TARGETS)"
+	fi
+done
+
+skip_target() { # TARGET REASON: the whole target is skipped
+	[ -s "$prep/$1.skip" ] || echo "$2" >"$prep/$1.skip"
+}
+arch_of() { (target_info "$1" && echo "$t_arch"); }
+karch_of() { (target_info "$1" && echo "$t_kernel" | cut -d' ' -f2); }
+skip_arch() { # ARCH REASON: every target built for ARCH is skipped
+	for u in $known; do
+		[ "$(arch_of "$u")" = "$1" ] && skip_target "$u" "$2"
+	done
+}
+
+# ---- phase 1: kernels -----------------------------------------------------
+echo "# phase 1: kernels (cache $cache)"
+done_kernels=" "
+for t in $known; do
+	target_info "$t"
+	set -- $t_kernel
+	how=$1 karch=$2
+	case "$done_kernels" in *" $karch "*) continue ;; esac
+	done_kernels="$done_kernels$karch "
+	if [ "$how" = fetch ]; then
+		"$here/fetch-kernels" "$karch" 2>"$prep/kernel-$karch.err"
+		rc=$?
+	else
+		"$here/build-kernel" "$karch" >/dev/null 2>"$prep/kernel-$karch.err"
+		rc=$?
+	fi
+	grep -v '^build-kernel: \(building\|extracting\)\|downloading' "$prep/kernel-$karch.err" |
+		sed 's/^/# /'
+	[ $rc -eq 0 ] && continue
+	reason=$(grep -v '^ ' "$prep/kernel-$karch.err" | tail -n 1)
+	for u in $known; do
+		[ "$(karch_of "$u")" = "$karch" ] || continue
+		if [ $rc -eq 2 ]; then
+			skip_target "$u" "no $karch kernel: ${reason:-unknown reason}"
+		else
+			# A kernel that fails to build is our failure, not the
+			# machine's: report it once, skip the targets it blocks.
+			[ "$u" = "$t" ] && {
+				emit "not ok - $karch: kernel builds"
+				sed 's/^/#   /' "$prep/kernel-$karch.err" | tail -n 30
+			}
+			skip_target "$u" "the $karch kernel failed to build (see above)"
+		fi
+	done
+done
+
+# ---- phase 2: cross builds -------------------------------------------------
+echo "# phase 2: cross builds into $build/ARCH"
+cflags="-std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE"
+# The test programs tests/tests.mk builds, as make goals for a cross build.
+# Asked of make itself so the list follows that file; empty until it exists.
+test_goals() {
+	make -s -C "$root" BUILD="$1" -f Makefile -f "$here/print-var.mk" print-TEST_BINS 2>/dev/null
+}
+done_arches=" "
+for t in $known; do
+	[ -s "$prep/$t.skip" ] && continue
+	target_info "$t"
+	case "$done_arches" in *" $t_arch "*) continue ;; esac
+	done_arches="$done_arches$t_arch "
+	cc=$t_triple-gcc-12
+	if ! command -v "$cc" >/dev/null; then
+		skip_arch "$t_arch" "no cross compiler $cc (install gcc-12-$t_triple)"
+		continue
+	fi
+	tools=$build/qemu/bin/$t_arch
+	mkdir -p "$tools"
+	for prog in guest-init vdso-probe; do
+		if ! "$cc" $cflags -static -o "$tools/$prog" "$here/$prog.c" 2>"$prep/tools-$t_arch.err"; then
+			emit "not ok - $t_arch: $prog builds with $cc -static"
+			sed 's/^/#   /' "$prep/tools-$t_arch.err"
+			skip_arch "$t_arch" "$prog did not build for $t_arch"
+		fi
+	done
+	# The project itself: library, CLI, test programs; -k so that one
+	# broken piece does not keep the others out of the guest.
+	goals="all $(test_goals "$build/$t_arch")"
+	log=$prep/build-$t_arch.log
+	if make -k -j2 -C "$root" CC="$cc" BUILD="$build/$t_arch" LDFLAGS=-static $goals \
+		>"$log" 2>&1; then
+		emit "ok - $t_arch: cross build (make $goals)"
+	else
+		emit "not ok - $t_arch: cross build (make $goals)"
+		grep -m 8 -E 'error|Error|No rule' "$log" | sed 's/^/#   /'
+		echo "cross build failed, see $log" >"$prep/build-$t_arch.reason"
+	fi
+done
+echo "# phases 1-2 took $(($(date +%s) - started)) s"
+
+# ---- phase 3: boots, VDSOKIT_MATRIX_JOBS at a time -------------------------
+echo "# phase 3: booting$known"
+printf '%s\n' $known | xargs -P "${VDSOKIT_MATRIX_JOBS:-2}" -n 1 "$here/run-target"
+for t in $known; do
+	echo "# $t: $(grep '^about=' "$build/qemu/$t/summary" 2>/dev/null | cut -d= -f2-)"
+	if [ ! -f "$build/qemu/$t/tap" ]; then
+		emit "not ok - $t: run-target left a TAP report"
+		continue
+	fi
+	while IFS= read -r line; do
+		emit "$line"
+	done <"$build/qemu/$t/tap"
+done
+echo "# matrix took $(($(date +%s) - started)) s; artifacts in $build/qemu/TARGET/"
+echo "1..$n"

@@ -1,0 +1,108 @@
+# targets.sh — the QEMU matrix's targets, sourced by the scripts beside it.
+#
+# target_info TARGET sets, for one target:
+#   t_arch      the cross-build name: the library is built into $(BUILD)/$t_arch
+#   t_triple    cross compiler prefix (the compiler is $t_triple-gcc-12)
+#   t_kernel    how the kernel is obtained: "fetch DEBARCH" (Debian package,
+#               tests/qemu/fetch-kernels) or "build ARCH" (tests/qemu/build-kernel)
+#   t_qemu      QEMU binary and machine options (without kernel/initrd/append)
+#   t_append    kernel command line
+#   t_machine   what `uname -m` must say in the guest (proves we booted the
+#               right architecture, not a host binary by accident)
+#   t_about     one line for reports: machine and what the target exercises
+# and returns 1 for an unknown target.
+
+MATRIX_TARGETS="arm64 armhf ppc64le s390x mips64el amd64 amd64-hpet amd64-novdso m68k sparc64"
+
+target_info() {
+	t_append_extra=""
+	case $1 in
+	arm64)
+		t_arch=aarch64 t_triple=aarch64-linux-gnu t_kernel="fetch arm64"
+		t_qemu="qemu-system-aarch64 -M virt -cpu cortex-a72 -m 512"
+		t_console=ttyAMA0 t_machine=aarch64
+		t_about="QEMU virt, cortex-a72"
+		;;
+	armhf)
+		t_arch=armhf t_triple=arm-linux-gnueabihf t_kernel="fetch armhf"
+		t_qemu="qemu-system-arm -M virt -cpu cortex-a15 -m 512"
+		t_console=ttyAMA0 t_machine=armv7l
+		t_about="QEMU virt, cortex-a15 (LPAE kernel)"
+		;;
+	ppc64le)
+		t_arch=ppc64le t_triple=powerpc64le-linux-gnu t_kernel="fetch ppc64el"
+		t_qemu="qemu-system-ppc64 -M pseries -m 1024"
+		t_console=hvc0 t_machine=ppc64le
+		t_about="QEMU pseries"
+		;;
+	s390x)
+		t_arch=s390x t_triple=s390x-linux-gnu t_kernel="fetch s390x"
+		t_qemu="qemu-system-s390x -M s390-ccw-virtio -m 512"
+		t_console=ttysclp0 t_machine=s390x
+		t_about="QEMU s390-ccw-virtio"
+		;;
+	mips64el)
+		t_arch=mips64el t_triple=mips64el-linux-gnuabi64 t_kernel="fetch mips64el"
+		t_qemu="qemu-system-mips64el -M malta -cpu 5KEc -m 512"
+		t_console=ttyS0 t_machine=mips64
+		t_about="QEMU malta, 5KEc"
+		;;
+	amd64 | amd64-hpet | amd64-novdso)
+		t_arch=x86_64 t_triple=x86_64-linux-gnu t_kernel="fetch amd64"
+		t_qemu="qemu-system-x86_64 -m 512"
+		t_console=ttyS0 t_machine=x86_64
+		case $1 in
+		amd64) t_about="QEMU pc" ;;
+		amd64-hpet)
+			t_append_extra="clocksource=hpet"
+			t_about="QEMU pc, clocksource=hpet (vDSO present, falls back inside)"
+			;;
+		amd64-novdso)
+			t_append_extra="vdso=0"
+			t_about="QEMU pc, vdso=0 (no vDSO)"
+			;;
+		esac
+		;;
+	m68k)
+		t_arch=m68k t_triple=m68k-linux-gnu t_kernel="build m68k"
+		t_qemu="qemu-system-m68k -M q800 -m 256"
+		t_console=ttyS0 t_machine=m68k
+		t_about="QEMU q800 (Quadra 800), mac_defconfig"
+		;;
+	sparc64)
+		t_arch=sparc64 t_triple=sparc64-linux-gnu t_kernel="build sparc64"
+		t_qemu="qemu-system-sparc64 -M sun4u -m 512"
+		t_console=ttyS0 t_machine=sparc64
+		t_about="QEMU sun4u, sparc64_defconfig"
+		;;
+	*)
+		return 1
+		;;
+	esac
+	# quiet: kernel chatter would interleave with the guest's report.
+	t_append="console=$t_console panic=-1 quiet${t_append_extra:+ $t_append_extra}"
+	return 0
+}
+
+# kernel_path TARGET: where the cached kernel of a target lives (it may not
+# exist yet; tests/qemu/fetch-kernels and build-kernel create it).
+kernel_path() {
+	target_info "$1" || return 1
+	cache=${VDSOKIT_CACHE:-$HOME/.cache/vdsokit}
+	set -- $t_kernel
+	case $1 in
+	fetch) echo "$cache/kernels/$2/kernel" ;;
+	build) echo "$cache/kernels/$2/vmlinux" ;;
+	esac
+}
+
+# kernel_name TARGET: the kernel's package and version, or how it was built.
+kernel_name() {
+	target_info "$1" || return 1
+	cache=${VDSOKIT_CACHE:-$HOME/.cache/vdsokit}
+	set -- $t_kernel
+	case $1 in
+	fetch) cat "$cache/kernels/$2/package" 2>/dev/null ;;
+	build) echo "linux-source-6.1 $(cat "$cache/kernels/$2/source-version" 2>/dev/null), built" ;;
+	esac
+}
