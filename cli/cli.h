@@ -235,10 +235,21 @@ const char *fmt_duration_ns(char *buf, size_t size, double ns);
 /* "5.4×", "102×"; "-" for NaN. */
 const char *fmt_ratio(char *buf, size_t size, double ratio);
 
+/* "EINVAL", "EFAULT" …; "E<n>" for the rare ones. */
+const char *errno_name(int error);
+
 /* Names of clock ids 0..11 ("REALTIME" …), "INVALID(n)" otherwise. */
 const char *clock_id_name(char *buf, size_t size, long clock);
 /* Accepts a name (any case, with or without "CLOCK_") or a number. */
 bool clock_id_parse(const char *text, long *clock);
+
+/*
+ * The tool's names for the library's functions ("clock_gettime", …,
+ * "thread_pointer"): stable keys of the JSON output and of --functions.
+ */
+const char *cli_func_name(enum vdso_func fn);
+/* Also accepts "tp" for the thread pointer; false if unknown. */
+bool cli_func_parse(const char *text, enum vdso_func *fn);
 
 /* Host facts shared by report, info, bench and doctor. */
 struct host_facts {
@@ -251,6 +262,8 @@ struct host_facts {
 	unsigned long auxv_sysinfo_ehdr; /* AT_SYSINFO_EHDR, 0 if none      */
 };
 void host_facts_read(struct host_facts *h);
+/* "host": {...} for a JSON document (init_result: what vdso_init() said). */
+void json_host(struct json_writer *w, const struct host_facts *h, int init_result);
 
 /* One line of /proc/self/maps that names a vDSO-related mapping. */
 struct vdso_mapping {
@@ -260,5 +273,68 @@ struct vdso_mapping {
 };
 /* Fills up to max entries; returns how many (0 if maps is unreadable). */
 unsigned vdso_mappings_read(struct vdso_mapping *maps, unsigned max);
+
+/* ---------------------------------------------------------------------- */
+/* Measuring (measure.c): the engine behind bench, report and doctor       */
+/* ---------------------------------------------------------------------- */
+
+/* The ways one function can be called, side by side. */
+enum bench_path {
+	BENCH_LIBRARY,  /* vdso_clock_gettime() …: libvdsokit's own choice    */
+	BENCH_VDSO,     /* vdso_*_via(VDSO_VIA_VDSO): the raw vDSO pointer    */
+	BENCH_LIBC,     /* clock_gettime(), sched_getcpu(), pthread_self() …  */
+	BENCH_SYSCALL,  /* vdso_*_via(VDSO_VIA_SYSCALL): the raw syscall      */
+	BENCH_PATH_COUNT
+};
+
+/* "vdsokit", "vdso", "libc", "syscall": also the JSON keys. */
+const char *bench_path_name(enum bench_path path);
+/* Longer column headings for people: "libvdsokit", "raw vDSO", …       */
+const char *bench_path_title(enum bench_path path);
+
+/* One function with one argument: a clock id, or getrandom's length. */
+struct bench_case {
+	enum vdso_func func;
+	long arg;
+	char label[48];            /* "clock_gettime(MONOTONIC)", "getrandom(256)" */
+};
+
+/* Statistics over the batch means of one path of one case. */
+struct bench_result {
+	bool available;            /* false: path absent (no vDSO symbol …)   */
+	long first_result;         /* what one call returned: 0, -EINVAL, a cpu … */
+	double median_ns, min_ns, p90_ns, mean_ns; /* of batch means, ns/call */
+	uint64_t calls;            /* timed calls, all batches               */
+	unsigned batches;
+	uint64_t calls_per_batch;
+};
+
+struct bench_config {
+	double seconds_per_case;   /* batches of every path of a case share it */
+	double batch_ns;           /* calibrated batch duration (50–200 µs)   */
+	unsigned min_batches;      /* at least 31                             */
+	unsigned max_batches;
+};
+
+/* Label and argument for func (arg: clock id, or getrandom length). */
+void bench_case_init(struct bench_case *c, enum vdso_func func, long arg);
+/*
+ * Measures the wanted paths of one case, their batches interleaved round
+ * robin so that a disturbance hits every path alike.  A path the host does
+ * not have (no vDSO symbol) comes back with available = false.
+ */
+void bench_measure(const struct bench_case *c, const bool wanted[BENCH_PATH_COUNT],
+		   const struct bench_config *config, struct bench_result results[BENCH_PATH_COUNT]);
+/* The floor: an empty call through a volatile function pointer. */
+void bench_measure_floor(const struct bench_config *config, struct bench_result *result);
+/*
+ * A plain loop of `calls` calls timed as a whole, with none of the batch
+ * machinery: the independent cross-check of bench_measure's figures.
+ */
+double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uint64_t calls);
+/* Pins the calling thread to cpu: 0 or a negative errno. */
+int bench_pin_to_cpu(int cpu);
+/* CLOCK_MONOTONIC in ns, through the libc. */
+double bench_now_ns(void);
 
 #endif /* VDSOKIT_CLI_H */

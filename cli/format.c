@@ -52,11 +52,16 @@ static const char *const clock_names[] = {
 };
 
 #define CLOCK_NAME_COUNT (long)(sizeof(clock_names) / sizeof(clock_names[0]))
+/* CLOCK_AUX .. CLOCK_AUX_LAST, Linux 6.17 (PTP-style auxiliary clocks). */
+#define AUX_CLOCK_FIRST 16
+#define AUX_CLOCK_LAST 23
 
 const char *clock_id_name(char *buf, size_t size, long clock)
 {
 	if (clock >= 0 && clock < CLOCK_NAME_COUNT)
 		snprintf(buf, size, "%s", clock_names[clock]);
+	else if (clock >= AUX_CLOCK_FIRST && clock <= AUX_CLOCK_LAST)
+		snprintf(buf, size, "AUX%ld", clock - AUX_CLOCK_FIRST);
 	else
 		snprintf(buf, size, "INVALID(%ld)", clock);
 	return buf;
@@ -73,6 +78,10 @@ bool clock_id_parse(const char *text, long *clock)
 			return true;
 		}
 	}
+	if (strncasecmp(name, "AUX", 3) == 0 && name[3] >= '0' && name[3] <= '7' && !name[4]) {
+		*clock = AUX_CLOCK_FIRST + (name[3] - '0');
+		return true;
+	}
 	if (strncasecmp(name, "INVALID(", 8) == 0)
 		name += 8;
 	char *end;
@@ -86,4 +95,53 @@ bool clock_id_parse(const char *text, long *clock)
 		return false;
 	*clock = v;
 	return true;
+}
+
+static const char *const func_names[VDSO_FN_COUNT] = {
+	[VDSO_FN_CLOCK_GETTIME] = "clock_gettime",
+	[VDSO_FN_CLOCK_GETRES] = "clock_getres",
+	[VDSO_FN_GETTIMEOFDAY] = "gettimeofday",
+	[VDSO_FN_TIME] = "time",
+	[VDSO_FN_GETCPU] = "getcpu",
+	[VDSO_FN_GETRANDOM] = "getrandom",
+	[VDSO_FN_THREAD_POINTER] = "thread_pointer",
+};
+
+const char *cli_func_name(enum vdso_func fn)
+{
+	return fn < VDSO_FN_COUNT && func_names[fn] ? func_names[fn] : "?";
+}
+
+bool cli_func_parse(const char *text, enum vdso_func *fn)
+{
+	if (strcasecmp(text, "tp") == 0) {
+		*fn = VDSO_FN_THREAD_POINTER;
+		return true;
+	}
+	for (unsigned i = 0; i < VDSO_FN_COUNT; i++) {
+		if (func_names[i] && strcasecmp(text, func_names[i]) == 0) {
+			*fn = (enum vdso_func)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *errno_name(int error)
+{
+	/* Only those a vDSO function, its syscall or the parser can return. */
+	static const struct { int value; const char *name; } names[] = {
+		{ EPERM, "EPERM" }, { ENOENT, "ENOENT" }, { ESRCH, "ESRCH" },
+		{ EINTR, "EINTR" }, { EIO, "EIO" }, { ENOEXEC, "ENOEXEC" },
+		{ EAGAIN, "EAGAIN" }, { ENOMEM, "ENOMEM" }, { EACCES, "EACCES" },
+		{ EFAULT, "EFAULT" }, { EBUSY, "EBUSY" }, { ENODEV, "ENODEV" },
+		{ EINVAL, "EINVAL" }, { ENOSYS, "ENOSYS" }, { EOVERFLOW, "EOVERFLOW" },
+		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ERANGE, "ERANGE" },
+	};
+	static __thread char other[16];
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].value == error)
+			return names[i].name;
+	snprintf(other, sizeof(other), "E%d", error);
+	return other;
 }

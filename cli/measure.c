@@ -1,0 +1,402 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The benchmark engine: calibrated batches of calls, interleaved across the
+ * call paths of one function, reduced to the median, minimum and 90th
+ * percentile of the batch means.
+ *
+ * Why batches: a single call (1–300 ns) is shorter than the clock read that
+ * would time it, and a timer interrupt or a migration inside a long loop
+ * spoils the whole figure.  Batches of ~50 µs make the clock read negligible
+ * (< 0.1 %), and the median of many batch means ignores the few batches a
+ * tick or a neighbour disturbed.
+ */
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/time.h>
+#include <time.h>
+
+#include "cli.h"
+
+static const char *const path_names[BENCH_PATH_COUNT] = {
+	[BENCH_LIBRARY] = "vdsokit", [BENCH_VDSO] = "vdso",
+	[BENCH_LIBC] = "libc", [BENCH_SYSCALL] = "syscall",
+};
+
+static const char *const path_titles[BENCH_PATH_COUNT] = {
+	[BENCH_LIBRARY] = "libvdsokit", [BENCH_VDSO] = "raw vDSO",
+	[BENCH_LIBC] = "libc", [BENCH_SYSCALL] = "syscall",
+};
+
+const char *bench_path_name(enum bench_path path)
+{
+	return path < BENCH_PATH_COUNT ? path_names[path] : "?";
+}
+
+const char *bench_path_title(enum bench_path path)
+{
+	return path < BENCH_PATH_COUNT ? path_titles[path] : "?";
+}
+
+void bench_case_init(struct bench_case *c, enum vdso_func func, long arg)
+{
+	char clock[32];
+	c->func = func;
+	c->arg = arg;
+	switch (func) {
+	case VDSO_FN_CLOCK_GETTIME:
+	case VDSO_FN_CLOCK_GETRES:
+		snprintf(c->label, sizeof(c->label), "%s(%s)", cli_func_name(func),
+			 clock_id_name(clock, sizeof(clock), arg));
+		break;
+	case VDSO_FN_GETRANDOM:
+		snprintf(c->label, sizeof(c->label), "%s(%ld)", cli_func_name(func), arg);
+		break;
+	default:
+		snprintf(c->label, sizeof(c->label), "%s", cli_func_name(func));
+	}
+}
+
+double bench_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+int bench_pin_to_cpu(int cpu)
+{
+	cpu_set_t set;
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return -EINVAL;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0)
+		return -errno;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------- */
+/* The loops: one per function and path, the call inlined in its loop so   */
+/* that nothing but the path itself is measured.                           */
+/* ---------------------------------------------------------------------- */
+
+typedef void bench_loop(long arg, uint64_t n);
+
+/* getrandom's destination: 4096 bytes is the largest default length. */
+static unsigned char random_buffer[65536];
+
+/* Keeps a value the compiler would otherwise drop (a register read). */
+#define KEEP(v) __asm__ volatile("" : : "r"(v) : "memory")
+
+#define DEFINE_LOOP(name, decl, call)                        \
+	static void name(long arg, uint64_t n)               \
+	{                                                    \
+		decl;                                        \
+		(void)arg;                                   \
+		for (uint64_t i = 0; i < n; i++) {           \
+			call;                                \
+		}                                            \
+	}
+
+DEFINE_LOOP(loop_lib_gettime, struct vdso_timespec ts, vdso_clock_gettime((clockid_t)arg, &ts))
+DEFINE_LOOP(loop_raw_gettime, struct vdso_timespec ts,
+	    vdso_clock_gettime_via(VDSO_VIA_VDSO, (clockid_t)arg, &ts))
+DEFINE_LOOP(loop_libc_gettime, struct timespec ts, clock_gettime((clockid_t)arg, &ts))
+DEFINE_LOOP(loop_sys_gettime, struct vdso_timespec ts,
+	    vdso_clock_gettime_via(VDSO_VIA_SYSCALL, (clockid_t)arg, &ts))
+
+DEFINE_LOOP(loop_lib_getres, struct vdso_timespec ts, vdso_clock_getres((clockid_t)arg, &ts))
+DEFINE_LOOP(loop_raw_getres, struct vdso_timespec ts,
+	    vdso_clock_getres_via(VDSO_VIA_VDSO, (clockid_t)arg, &ts))
+DEFINE_LOOP(loop_libc_getres, struct timespec ts, clock_getres((clockid_t)arg, &ts))
+DEFINE_LOOP(loop_sys_getres, struct vdso_timespec ts,
+	    vdso_clock_getres_via(VDSO_VIA_SYSCALL, (clockid_t)arg, &ts))
+
+DEFINE_LOOP(loop_lib_gettimeofday, struct vdso_timeval tv, vdso_gettimeofday(&tv, NULL))
+DEFINE_LOOP(loop_raw_gettimeofday, struct vdso_timeval tv,
+	    vdso_gettimeofday_via(VDSO_VIA_VDSO, &tv, NULL))
+DEFINE_LOOP(loop_libc_gettimeofday, struct timeval tv, gettimeofday(&tv, NULL))
+DEFINE_LOOP(loop_sys_gettimeofday, struct vdso_timeval tv,
+	    vdso_gettimeofday_via(VDSO_VIA_SYSCALL, &tv, NULL))
+
+DEFINE_LOOP(loop_lib_time, int64_t t, vdso_time(&t))
+DEFINE_LOOP(loop_raw_time, int64_t t, vdso_time_via(VDSO_VIA_VDSO, &t))
+DEFINE_LOOP(loop_libc_time, time_t t, time(&t))
+DEFINE_LOOP(loop_sys_time, int64_t t, vdso_time_via(VDSO_VIA_SYSCALL, &t))
+
+DEFINE_LOOP(loop_lib_getcpu, unsigned cpu; unsigned node, vdso_getcpu(&cpu, &node))
+DEFINE_LOOP(loop_raw_getcpu, unsigned cpu; unsigned node,
+	    vdso_getcpu_via(VDSO_VIA_VDSO, &cpu, &node))
+DEFINE_LOOP(loop_libc_getcpu, int cpu, cpu = sched_getcpu(); KEEP(cpu))
+DEFINE_LOOP(loop_sys_getcpu, unsigned cpu; unsigned node,
+	    vdso_getcpu_via(VDSO_VIA_SYSCALL, &cpu, &node))
+
+DEFINE_LOOP(loop_lib_getrandom, , vdso_getrandom(random_buffer, (size_t)arg, 0))
+DEFINE_LOOP(loop_raw_getrandom, ,
+	    vdso_getrandom_via(VDSO_VIA_VDSO, random_buffer, (size_t)arg, 0))
+DEFINE_LOOP(loop_libc_getrandom, , getrandom(random_buffer, (size_t)arg, 0))
+DEFINE_LOOP(loop_sys_getrandom, ,
+	    vdso_getrandom_via(VDSO_VIA_SYSCALL, random_buffer, (size_t)arg, 0))
+
+DEFINE_LOOP(loop_lib_tp, void *tp, tp = vdso_thread_pointer(); KEEP(tp))
+DEFINE_LOOP(loop_raw_tp, void *tp, tp = vdso_thread_pointer_via(VDSO_VIA_VDSO); KEEP(tp))
+/*
+ * glibc declares pthread_self() __attribute__((const)), so the compiler
+ * would call it once per loop; through a pointer it cannot see, it is
+ * called every time, as a program that needs it in a function does.
+ */
+DEFINE_LOOP(loop_libc_tp, pthread_t (*self_fn)(void) = pthread_self; pthread_t self,
+	    __asm__("" : "+r"(self_fn)); self = self_fn(); KEEP(self))
+DEFINE_LOOP(loop_sys_tp, void *tp, tp = vdso_thread_pointer_via(VDSO_VIA_SYSCALL); KEEP(tp))
+
+static bench_loop *const loops[VDSO_FN_COUNT][BENCH_PATH_COUNT] = {
+	[VDSO_FN_CLOCK_GETTIME] = { loop_lib_gettime, loop_raw_gettime, loop_libc_gettime,
+				    loop_sys_gettime },
+	[VDSO_FN_CLOCK_GETRES] = { loop_lib_getres, loop_raw_getres, loop_libc_getres,
+				   loop_sys_getres },
+	[VDSO_FN_GETTIMEOFDAY] = { loop_lib_gettimeofday, loop_raw_gettimeofday,
+				   loop_libc_gettimeofday, loop_sys_gettimeofday },
+	[VDSO_FN_TIME] = { loop_lib_time, loop_raw_time, loop_libc_time, loop_sys_time },
+	[VDSO_FN_GETCPU] = { loop_lib_getcpu, loop_raw_getcpu, loop_libc_getcpu, loop_sys_getcpu },
+	[VDSO_FN_GETRANDOM] = { loop_lib_getrandom, loop_raw_getrandom, loop_libc_getrandom,
+				loop_sys_getrandom },
+	[VDSO_FN_THREAD_POINTER] = { loop_lib_tp, loop_raw_tp, loop_libc_tp, loop_sys_tp },
+};
+
+static void empty_function(void)
+{
+	__asm__ volatile("");
+}
+
+/* volatile: the pointer is loaded and the call made on every iteration. */
+static void (*volatile empty_call)(void) = empty_function;
+
+static void floor_loop(long arg, uint64_t n)
+{
+	(void)arg;
+	for (uint64_t i = 0; i < n; i++)
+		empty_call();
+}
+
+/* The libc's answer, as 0 / -errno (or the value for getcpu, getrandom). */
+static bool probe_libc(const struct bench_case *c, long *result)
+{
+	struct timespec ts;
+	struct timeval tv;
+	long r;
+
+	errno = 0;
+	switch (c->func) {
+	case VDSO_FN_CLOCK_GETTIME:
+		r = clock_gettime((clockid_t)c->arg, &ts);
+		break;
+	case VDSO_FN_CLOCK_GETRES:
+		r = clock_getres((clockid_t)c->arg, &ts);
+		break;
+	case VDSO_FN_GETTIMEOFDAY:
+		r = gettimeofday(&tv, NULL);
+		break;
+	case VDSO_FN_TIME:
+		r = time(NULL) == (time_t)-1 ? -1 : 0;
+		break;
+	case VDSO_FN_GETCPU:
+		r = sched_getcpu();
+		break;
+	case VDSO_FN_GETRANDOM:
+		r = getrandom(random_buffer, (size_t)c->arg, 0);
+		break;
+	case VDSO_FN_THREAD_POINTER:
+		r = 0;
+		break;
+	default:
+		*result = -ENOSYS;
+		return false;
+	}
+	*result = r < 0 ? -errno : r;
+	return true;
+}
+
+/*
+ * One call, to learn whether the path exists here and what it returns.
+ * Only the raw vDSO path can be missing: the library and the syscall always
+ * answer, the libc always has its function.
+ */
+static bool probe(const struct bench_case *c, enum bench_path path, long *result)
+{
+	enum vdso_via via = path == BENCH_VDSO ? VDSO_VIA_VDSO :
+			    path == BENCH_SYSCALL ? VDSO_VIA_SYSCALL : VDSO_VIA_AUTO;
+	struct vdso_timespec ts;
+	struct vdso_timeval tv;
+	int64_t t;
+	unsigned cpu, node;
+
+	if (path == BENCH_LIBC)
+		return probe_libc(c, result);
+	switch (c->func) {
+	case VDSO_FN_CLOCK_GETTIME:
+		*result = vdso_clock_gettime_via(via, (clockid_t)c->arg, &ts);
+		break;
+	case VDSO_FN_CLOCK_GETRES:
+		*result = vdso_clock_getres_via(via, (clockid_t)c->arg, &ts);
+		break;
+	case VDSO_FN_GETTIMEOFDAY:
+		*result = vdso_gettimeofday_via(via, &tv, NULL);
+		break;
+	case VDSO_FN_TIME:
+		*result = vdso_time_via(via, &t);
+		break;
+	case VDSO_FN_GETCPU:
+		*result = vdso_getcpu_via(via, &cpu, &node);
+		if (*result == 0)
+			*result = cpu;
+		break;
+	case VDSO_FN_GETRANDOM:
+		*result = vdso_getrandom_via(via, random_buffer, (size_t)c->arg, 0);
+		break;
+	case VDSO_FN_THREAD_POINTER:
+		*result = vdso_thread_pointer_via(via) ? 0 : -ENOSYS;
+		break;
+	default:
+		*result = -ENOSYS;
+		return false;
+	}
+	/* -ENOSYS from the vDSO path means "no such symbol here". */
+	return !(path == BENCH_VDSO && *result == -ENOSYS);
+}
+
+static double time_batch(bench_loop *loop, long arg, uint64_t n)
+{
+	double start = bench_now_ns();
+	loop(arg, n);
+	return bench_now_ns() - start;
+}
+
+/*
+ * Calls per batch so that a batch lasts about target_ns.  Run after a
+ * warm-up: the first call through the libc may go through the dynamic
+ * linker's lazy binding (microseconds), which would size the batches for
+ * a cost the later calls do not have.  The estimate is then checked on a
+ * full batch and corrected, so one disturbed timing cannot stick.
+ */
+static uint64_t calibrate(bench_loop *loop, long arg, double target_ns)
+{
+	uint64_t n = 1;
+	double elapsed;
+	for (;;) {
+		elapsed = time_batch(loop, arg, n);
+		if (elapsed >= target_ns / 8 || n >= (UINT64_C(1) << 32))
+			break;
+		n *= elapsed < target_ns / 1000 ? 16 : 2;
+	}
+	for (int round = 0; round < 4; round++) {
+		double scaled = n * target_ns / (elapsed > 0 ? elapsed : 1);
+		n = scaled < 1 ? 1 : (uint64_t)scaled;
+		elapsed = time_batch(loop, arg, n);
+		if (elapsed > target_ns * 0.7 && elapsed < target_ns * 1.5)
+			break;
+	}
+	return n;
+}
+
+static int compare_doubles(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void summarize(double *means, unsigned count, uint64_t calls_per_batch,
+		      struct bench_result *r)
+{
+	double sum = 0;
+	qsort(means, count, sizeof(*means), compare_doubles);
+	for (unsigned i = 0; i < count; i++)
+		sum += means[i];
+	r->batches = count;
+	r->calls_per_batch = calls_per_batch;
+	r->calls = calls_per_batch * count;
+	r->min_ns = means[0];
+	r->median_ns = count % 2 ? means[count / 2] : (means[count / 2 - 1] + means[count / 2]) / 2;
+	/* nearest rank */
+	unsigned p90 = (unsigned)ceil(0.9 * count);
+	r->p90_ns = means[p90 ? p90 - 1 : 0];
+	r->mean_ns = sum / count;
+}
+
+static unsigned batch_count(const struct bench_config *config, unsigned paths)
+{
+	double fit = config->seconds_per_case * 1e9 / (config->batch_ns * (paths ? paths : 1));
+	unsigned n = fit > config->max_batches ? config->max_batches : (unsigned)fit;
+	return n < config->min_batches ? config->min_batches : n;
+}
+
+static void measure_loops(bench_loop *const *path_loops, long arg, unsigned paths,
+			  const struct bench_config *config, struct bench_result *const *out)
+{
+	uint64_t per_batch[BENCH_PATH_COUNT];
+	double *means[BENCH_PATH_COUNT];
+	unsigned batches = batch_count(config, paths);
+
+	for (unsigned p = 0; p < paths; p++) {
+		/* Warm-up: lazy binding, the library's first-use resolve, caches. */
+		path_loops[p](arg, 64);
+		per_batch[p] = calibrate(path_loops[p], arg, config->batch_ns);
+		means[p] = malloc(batches * sizeof(double));
+		if (!means[p]) {
+			fprintf(stderr, "%s: out of memory\n", CLI_PROGRAM);
+			exit(CLI_EXIT_USAGE);
+		}
+	}
+	for (unsigned b = 0; b < batches; b++)
+		for (unsigned p = 0; p < paths; p++)
+			means[p][b] = time_batch(path_loops[p], arg, per_batch[p]) / per_batch[p];
+	for (unsigned p = 0; p < paths; p++) {
+		summarize(means[p], batches, per_batch[p], out[p]);
+		free(means[p]);
+	}
+}
+
+void bench_measure(const struct bench_case *c, const bool wanted[BENCH_PATH_COUNT],
+		   const struct bench_config *config, struct bench_result results[BENCH_PATH_COUNT])
+{
+	bench_loop *path_loops[BENCH_PATH_COUNT];
+	struct bench_result *out[BENCH_PATH_COUNT];
+	unsigned paths = 0;
+
+	for (unsigned p = 0; p < BENCH_PATH_COUNT; p++) {
+		struct bench_result *r = &results[p];
+		memset(r, 0, sizeof(*r));
+		r->median_ns = r->min_ns = r->p90_ns = r->mean_ns = NAN;
+		if (!wanted[p] || c->func >= VDSO_FN_COUNT)
+			continue;
+		r->available = probe(c, p, &r->first_result);
+		if (!r->available)
+			continue;
+		path_loops[paths] = loops[c->func][p];
+		out[paths++] = r;
+	}
+	if (paths)
+		measure_loops(path_loops, c->arg, paths, config, out);
+}
+
+void bench_measure_floor(const struct bench_config *config, struct bench_result *result)
+{
+	bench_loop *loop = floor_loop;
+	memset(result, 0, sizeof(*result));
+	result->available = true;
+	measure_loops(&loop, 0, 1, config, &result);
+}
+
+double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uint64_t calls)
+{
+	long result;
+	if (c->func >= VDSO_FN_COUNT || path >= BENCH_PATH_COUNT || !probe(c, path, &result))
+		return NAN;
+	bench_loop *loop = loops[c->func][path];
+	loop(c->arg, calls / 10 + 1);     /* warm-up */
+	return time_batch(loop, c->arg, calls) / calls;
+}
