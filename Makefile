@@ -34,7 +34,9 @@ LIB_SRCS := src/image.c src/vdso.c src/time.c src/cpu.c src/tp.c src/random.c sr
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
 LIB_A    := $(BUILD)/libvdsokit.a
-LIB_SO   := $(BUILD)/libvdsokit.so.$(SOVERSION)
+# In a directory of its own: ld.so also searches platform subdirectories
+# (x86_64/, …) of a RUNPATH, and $(BUILD)/x86_64 is a cross-build tree.
+LIB_SO   := $(BUILD)/lib/libvdsokit.so.$(SOVERSION)
 LIB_HDRS := include/vdsokit.h $(wildcard src/*.h src/arch/*.h)
 
 .PHONY: all lib run check bench install clean
@@ -57,10 +59,11 @@ $(LIB_A): $(LIB_OBJS)
 # Exports are the linker map's; -z now because the library runs inside
 # other processes' first clock read and should not stop in the resolver.
 $(LIB_SO): $(LIB_PIC_OBJS) src/libvdsokit.map
+	@mkdir -p $(dir $@)
 	$(CC) -shared -o $@ -Wl,-soname,libvdsokit.so.$(SOVERSION) \
 	      -Wl,--version-script=src/libvdsokit.map -Wl,-z,now -Wl,-z,relro \
 	      $(LIB_PIC_OBJS) $(filter-out -static,$(LDFLAGS))
-	ln -sf libvdsokit.so.$(SOVERSION) $(BUILD)/libvdsokit.so
+	ln -sf libvdsokit.so.$(SOVERSION) $(BUILD)/lib/libvdsokit.so
 
 $(BUILD)/vdsokit.pc: vdsokit.pc.in
 	@mkdir -p $(BUILD)

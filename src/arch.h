@@ -19,7 +19,7 @@
 #define VDSOKIT_ARCH_H
 
 #include <stddef.h>
-#include <asm/unistd.h>
+#include <sys/syscall.h> /* __NR_* from the libc (glibc: the kernel's asm/unistd.h; musl: its own) */
 
 /* The vDSO entry points the library knows, across architectures. */
 enum vdso_sym {

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "vdsokit.h"
+#include "internal.h"
 #include "image.h"
 
 /* ELF constants, spelled out so the parser needs no <elf.h> (freestanding). */
@@ -326,7 +326,7 @@ static int parse_dynamic(struct vdso_image *img, size_t dyn_off, size_t dyn_size
 	return VDSO_IMAGE_OK;
 }
 
-int vdso_image_parse(struct vdso_image *img, const void *data, size_t size)
+VDSO_EXPORT int vdso_image_parse(struct vdso_image *img, const void *data, size_t size)
 {
 	size_t dyn_off = 0, dyn_size = 0;
 	int err;
@@ -354,7 +354,7 @@ int vdso_image_parse(struct vdso_image *img, const void *data, size_t size)
 
 /* ---- hash tables ------------------------------------------------------ */
 
-uint32_t vdso_elf_hash(const char *name)
+VDSO_EXPORT uint32_t vdso_elf_hash(const char *name)
 {
 	uint32_t h = 0;
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
@@ -366,7 +366,7 @@ uint32_t vdso_elf_hash(const char *name)
 	return h;
 }
 
-uint32_t vdso_gnu_hash(const char *name)
+VDSO_EXPORT uint32_t vdso_gnu_hash(const char *name)
 {
 	uint32_t h = 5381;
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
@@ -499,7 +499,7 @@ int image_parse_verdefs(struct vdso_image *img, uint64_t declared)
 	return VDSO_IMAGE_OK;
 }
 
-int vdso_image_verdef(const struct vdso_image *img, uint32_t i, struct vdso_verdef *def)
+VDSO_EXPORT int vdso_image_verdef(const struct vdso_image *img, uint32_t i, struct vdso_verdef *def)
 {
 	if (!img->verdef || i >= img->verdef_count)
 		return -EINVAL;
@@ -534,7 +534,7 @@ static int find_verdef(const struct vdso_image *img, unsigned ndx, struct vdso_v
 
 /* ---- symbols ---------------------------------------------------------- */
 
-int vdso_image_symbol(const struct vdso_image *img, uint32_t i, struct vdso_symbol *sym)
+VDSO_EXPORT int vdso_image_symbol(const struct vdso_image *img, uint32_t i, struct vdso_symbol *sym)
 {
 	const struct elf_layout *L = layout_of(img);
 	if (!img->data || i >= img->symbol_count)
@@ -631,7 +631,7 @@ static int lookup_gnu(const struct vdso_image *img, const char *name, const char
 	return -ENOENT;
 }
 
-int vdso_image_lookup(const struct vdso_image *img, const char *name, const char *version,
+VDSO_EXPORT int vdso_image_lookup(const struct vdso_image *img, const char *name, const char *version,
 		      struct vdso_symbol *sym)
 {
 	struct vdso_symbol scratch;
@@ -650,7 +650,7 @@ int image_symbol_is_callable(const struct vdso_image *img, const struct vdso_sym
 	return sym->address && sym->offset >= img->exec_lo && sym->offset < img->exec_hi;
 }
 
-const char *vdso_image_strerror(int error)
+VDSO_EXPORT const char *vdso_image_strerror(int error)
 {
 	static const char *const text[VDSO_IMAGE_ERROR_COUNT] = {
 		[VDSO_IMAGE_OK] = "no error",
@@ -679,7 +679,7 @@ const char *vdso_image_strerror(int error)
 	return text[error];
 }
 
-const char *vdso_machine_name(unsigned machine, unsigned elf_class)
+VDSO_EXPORT const char *vdso_machine_name(unsigned machine, unsigned elf_class)
 {
 	switch (machine) {
 	case 2: return "sparc";

@@ -1,0 +1,56 @@
+# The library's own tests: tests/lib/NAME.c -> $(BUILD)/tests/NAME.t (TAP).
+# Other areas add programs to CHECK_DEPS (built before prove runs) and
+# shell tests as tests/*.t, which prove finds on its own.
+
+TEST_CFLAGS = $(CPPFLAGS) $(ALL_CFLAGS) -Wno-missing-prototypes
+LIB_TEST_SRCS := $(wildcard tests/lib/*.c)
+LIB_TESTS := $(LIB_TEST_SRCS:tests/lib/%.c=$(BUILD)/tests/%.t)
+# The same calls test, told there is no vDSO: the syscall paths.
+LIB_TESTS += $(BUILD)/tests/calls-novdso.t
+
+$(BUILD)/tests/%.t: tests/lib/%.c tests/tap.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
+
+$(BUILD)/tests/calls-novdso.t: tests/lib/calls.c tests/tap.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -DTEST_NO_VDSO=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
+
+# Against the shared library, through its version-map exports only.
+$(BUILD)/tests/calls-shared.t: tests/lib/calls.c tests/tap.h $(LIB_SO)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< -L$(BUILD)/lib -l:libvdsokit.so.$(SOVERSION) \
+	      -Wl,-rpath,$(abspath $(BUILD)/lib) -lpthread
+
+# The same tests on the host's other userspaces: musl (static) and i386.
+VARIANT_TESTS :=
+ifneq ($(shell command -v musl-gcc 2>/dev/null),)
+VARIANT_TESTS += $(BUILD)/tests/calls-musl.t
+endif
+ifneq ($(shell command -v i686-linux-gnu-gcc-12 2>/dev/null),)
+VARIANT_TESTS += $(BUILD)/tests/calls-i386.t
+endif
+
+$(BUILD)/tests/calls-musl.t: FORCE
+	$(MAKE) --no-print-directory lib-tests CC=musl-gcc BUILD=$(BUILD)/musl LDFLAGS=-static
+	@mkdir -p $(dir $@)
+	cp $(BUILD)/musl/tests/calls.t $@
+
+$(BUILD)/tests/calls-i386.t: FORCE
+	$(MAKE) --no-print-directory lib-tests CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar \
+		BUILD=$(BUILD)/i686 LDFLAGS=-static
+	@mkdir -p $(dir $@)
+	cp $(BUILD)/i686/tests/calls.t $@
+
+.PHONY: lib-tests tests FORCE
+FORCE:
+lib-tests: $(LIB_TESTS)
+
+tests: lib-tests $(BUILD)/tests/calls-shared.t $(VARIANT_TESTS) $(CHECK_DEPS)
+
+# `make check`: what the tests need (apt, as root), everything built, then prove.
+check:
+	./scripts/install-deps
+	$(MAKE) --no-print-directory all
+	$(MAKE) --no-print-directory tests
+	prove -e '' $(PROVE_FLAGS) $(BUILD)/tests/*.t $(wildcard tests/*.t tests/*/*.t)
