@@ -337,4 +337,16 @@ int bench_pin_to_cpu(int cpu);
 /* CLOCK_MONOTONIC in ns, through the libc. */
 double bench_now_ns(void);
 
+/* ---------------------------------------------------------------------- */
+/* Image inventory (image_print.c), shared by info and inspect             */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * ELF header facts, build-id, hash tables, version definitions and every
+ * dynamic symbol, in readelf's words (FUNC, GLOBAL, UND, name@@VERSION).
+ */
+void image_print_text(FILE *out, const struct vdso_image *img);
+/* The same as members ("elf", "build_id", "hash_tables", …) of the open object. */
+void image_print_json(struct json_writer *w, const struct vdso_image *img);
+
 #endif /* VDSOKIT_CLI_H */

@@ -25,7 +25,4 @@ PENDING_COMMAND(abi)
 PENDING_COMMAND(doctor)
 /* Written in this series; each goes when its file lands. */
 PENDING_COMMAND(report)
-PENDING_COMMAND(info)
-PENDING_COMMAND(inspect)
-PENDING_COMMAND(dump)
 PENDING_COMMAND(compare)

@@ -104,18 +104,24 @@ void table_print(const struct table *t, FILE *out, const char *indent)
 	}
 	for (int header = 1; header >= 0; header--) {
 		for (unsigned r = 0; r < (header ? 1u : t->rows); r++) {
-			fputs(indent ? indent : "", out);
+			/* Built in memory first, to drop the blanks an empty last cell leaves. */
+			char *line = NULL;
+			size_t length = 0;
+			FILE *mem = open_memstream(&line, &length);
+			if (!mem)
+				die_out_of_memory();
+			fputs(indent ? indent : "", mem);
 			for (unsigned c = 0; c < t->columns; c++) {
 				const char *s = header ? t->headers[c] : cell_at(t, r, c);
-				/* No trailing blanks after a left-aligned last column. */
-				if (c + 1 == t->columns && t->align[c] == TABLE_LEFT)
-					fputs(s, out);
-				else
-					print_padded(out, s, width[c], t->align[c]);
+				print_padded(mem, s, width[c], t->align[c]);
 				if (c + 1 < t->columns)
-					fputs("  ", out);
+					fputs("  ", mem);
 			}
-			fputc('\n', out);
+			fclose(mem);
+			while (length && line[length - 1] == ' ')
+				line[--length] = 0;
+			fprintf(out, "%s\n", line);
+			free(line);
 		}
 	}
 }

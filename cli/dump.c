@@ -1,0 +1,113 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdsokit dump: the in-memory vDSO image, byte for byte, to a file that
+ * readelf and `vdsokit inspect` read; the way to take a machine's vDSO
+ * somewhere else for a look.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"Usage: vdsokit dump [-o FILE]\n"
+	"\n"
+	"Writes this process's vDSO image to FILE, or to stdout when it is not a\n"
+	"terminal: as many bytes as its PT_LOAD segments span (the size the parser\n"
+	"computed), extended to the section headers when the kernel mapped them\n"
+	"too, so that readelf sees the sections.  Exit status 1 when there is no\n"
+	"usable vDSO to dump.\n"
+	"\n"
+	"Options:\n"
+	"  -o, --output FILE  write to FILE (created or truncated, mode 0644)\n"
+	"  -h, --help         this help\n";
+
+static int write_all(int fd, const unsigned char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : EIO;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+/*
+ * The parser's size stops at the last PT_LOAD byte; the kernel's image goes
+ * on with the section headers, which readelf wants.  Extend to them only
+ * when they lie inside the [vdso] mapping, so nothing unmapped is read.
+ */
+static size_t dump_size(const struct vdso_image *img)
+{
+	const ElfW(Ehdr) *ehdr = (const ElfW(Ehdr) *)(const void *)img->data;
+	struct vdso_mapping maps[16];
+	unsigned count = vdso_mappings_read(maps, 16);
+	uintptr_t base = (uintptr_t)img->data;
+
+	if (img->size < sizeof(*ehdr) || ehdr->e_shoff == 0 ||
+	    ehdr->e_shentsize != sizeof(ElfW(Shdr)) || ehdr->e_shnum == 0)
+		return img->size;
+	uint64_t end = (uint64_t)ehdr->e_shoff + (uint64_t)ehdr->e_shnum * ehdr->e_shentsize;
+	for (unsigned i = 0; i < count; i++) {
+		if (strcmp(maps[i].name, "[vdso]") != 0 || base < maps[i].start || base >= maps[i].end)
+			continue;
+		if (end > img->size && end <= maps[i].end - base)
+			return (size_t)end;
+	}
+	return img->size;
+}
+
+int cmd_dump(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *output = NULL;
+	int c;
+	while ((c = cli_getopt(argc, argv, "ho:", longopts)) != -1) {
+		switch (c) {
+		case 'o': output = optarg; break;
+		case 'h': fputs(usage, stdout); return CLI_EXIT_OK;
+		default: return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("dump", "unexpected argument '%s'", argv[optind]);
+	if (!output && isatty(STDOUT_FILENO))
+		return cli_usage_error("dump", "stdout is a terminal: use -o FILE or a redirection");
+
+	int init_result = vdso_init();
+	const struct vdso_image *img = vdso_process_image();
+	if (!img) {
+		cli_error("dump", NULL, "no usable vDSO in this process (%s)",
+			  init_result == -ENOENT ? "none mapped: vdso=0 or an emulator" :
+			  init_result ? "the image was rejected" : "none found");
+		return CLI_EXIT_FAILED;
+	}
+
+	int fd = STDOUT_FILENO;
+	if (output) {
+		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0)
+			return cli_error("dump", output, "%s", strerror(errno));
+	}
+	int err = write_all(fd, img->data, dump_size(img));
+	if (output && close(fd) != 0 && !err)
+		err = errno;
+	if (err) {
+		if (output)
+			unlink(output);   /* no half image left behind */
+		return cli_error("dump", output ? output : "stdout", "%s", strerror(err));
+	}
+	return CLI_EXIT_OK;
+}

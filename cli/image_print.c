@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The inventory of one vDSO image, as text and JSON.  Names follow
+ * readelf's spelling (FUNC, GLOBAL, UND, name@@VERSION) so the two can be
+ * compared by eye and by the tests.
+ */
+#include <string.h>
+
+#include "cli.h"
+
+static const char *type_name(unsigned type, char *buf, size_t size)
+{
+	static const char *const names[] = { "NOTYPE", "OBJECT", "FUNC", "SECTION",
+					     "FILE", "COMMON", "TLS" };
+	if (type < sizeof(names) / sizeof(names[0]))
+		return names[type];
+	if (type == 10)
+		return "IFUNC";
+	snprintf(buf, size, "<type %u>", type);
+	return buf;
+}
+
+static const char *bind_name(unsigned bind, char *buf, size_t size)
+{
+	static const char *const names[] = { "LOCAL", "GLOBAL", "WEAK" };
+	if (bind < sizeof(names) / sizeof(names[0]))
+		return names[bind];
+	if (bind == 10)
+		return "UNIQUE";
+	snprintf(buf, size, "<bind %u>", bind);
+	return buf;
+}
+
+static const char *visibility_name(unsigned visibility)
+{
+	static const char *const names[] = { "DEFAULT", "INTERNAL", "HIDDEN", "PROTECTED" };
+	return names[visibility & 3];
+}
+
+static const char *section_name(unsigned shndx, char *buf, size_t size)
+{
+	if (shndx == 0)
+		return "UND";
+	if (shndx == 0xfff1)
+		return "ABS";
+	if (shndx == 0xfff2)
+		return "COM";
+	snprintf(buf, size, "%u", shndx);
+	return buf;
+}
+
+static const char *verdef_flag_names(unsigned flags, char *buf, size_t size)
+{
+	if (flags == 0)
+		return "none";
+	snprintf(buf, size, "%s%s%s", flags & 1 ? "BASE" : "",
+		 (flags & 3) == 3 ? "|" : "", flags & 2 ? "WEAK" : "");
+	if (flags & ~3u)
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s0x%x", flags & 3 ? "|" : "",
+			 flags & ~3u);
+	return buf;
+}
+
+/*
+ * name, name@@VERSION (the default) or name@VERSION (hidden), as readelf
+ * prints them: a version only for indexes above 1 (0 local, 1 global), and
+ * none for the symbol that names its own version (LINUX_2.6, ABS).
+ */
+static const char *versioned_name(const struct vdso_symbol *sym, char *buf, size_t size)
+{
+	const char *name = sym->name ? sym->name : "";
+	if (!sym->version || sym->version_index <= 1 || strcmp(name, sym->version) == 0)
+		snprintf(buf, size, "%s", name);
+	else
+		snprintf(buf, size, "%s%s%s", name, sym->version_hidden ? "@" : "@@", sym->version);
+	return buf;
+}
+
+static void build_id_hex(const struct vdso_image *img, char *buf, size_t size)
+{
+	buf[0] = 0;
+	for (size_t i = 0; img->build_id && i < img->build_id_size && 2 * i + 2 < size; i++)
+		snprintf(buf + 2 * i, 3, "%02x", img->build_id[i]);
+}
+
+static const char *machine_label(const struct vdso_image *img)
+{
+	const char *name = vdso_machine_name(img->machine, img->elf_class);
+	return name ? name : "unknown machine";
+}
+
+void image_print_text(FILE *out, const struct vdso_image *img)
+{
+	char a[32], b[32], c[32], name[512];
+	char id[2 * 64 + 1];
+
+	fprintf(out, "ELF:          ELF%u, %s-endian, %s (e_machine %u), e_flags 0x%llx\n",
+		img->elf_class, img->big_endian ? "big" : "little", machine_label(img),
+		img->machine, (unsigned long long)img->e_flags);
+	fprintf(out, "size:         %zu bytes\n", img->size);
+	build_id_hex(img, id, sizeof(id));
+	fprintf(out, "build-id:     %s\n", id[0] ? id : "none");
+	fprintf(out, "hash tables: ");
+	if (img->flags & VDSO_IMAGE_HAS_SYSV_HASH)
+		fprintf(out, " DT_HASH (%u buckets, %u chains, %u-byte entries)", img->hash_nbucket,
+			img->hash_nchain, img->hash_entry_size);
+	if (img->flags & VDSO_IMAGE_HAS_GNU_HASH)
+		fprintf(out, "%s DT_GNU_HASH (%u buckets, symoffset %u, %u bloom words, shift %u)",
+			img->flags & VDSO_IMAGE_HAS_SYSV_HASH ? "," : "", img->gnu_nbucket,
+			img->gnu_symoffset, img->gnu_bloom_size, img->gnu_bloom_shift);
+	fputc('\n', out);
+	fprintf(out, "versions:     %s, %u definitions\n",
+		img->flags & VDSO_IMAGE_HAS_VERSYM ? "DT_VERSYM" : "no DT_VERSYM", img->verdef_count);
+
+	if (img->verdef_count) {
+		static const char *const headers[] = { "index", "flags", "hash", "name", "parent" };
+		static const enum table_align align[] = { TABLE_RIGHT, TABLE_LEFT, TABLE_LEFT,
+							  TABLE_LEFT, TABLE_LEFT };
+		struct table t;
+		table_init(&t, 5, headers, align);
+		for (uint32_t i = 0; i < img->verdef_count; i++) {
+			struct vdso_verdef def;
+			table_row(&t);
+			if (vdso_image_verdef(img, i, &def) != 0) {
+				table_cellf(&t, "#%u", i);
+				table_cell(&t, "malformed");
+				continue;
+			}
+			table_cellf(&t, "%u", def.index);
+			table_cell(&t, verdef_flag_names(def.flags, a, sizeof(a)));
+			table_cellf(&t, "0x%08x", def.hash);
+			table_cell(&t, def.name ? def.name : "");
+			table_cell(&t, def.parent ? def.parent : "");
+		}
+		fprintf(out, "\nversion definitions (%u):\n", img->verdef_count);
+		table_print(&t, out, "  ");
+		table_free(&t);
+	}
+
+	static const char *const headers[] = { "num", "value", "size", "type", "bind", "vis",
+					       "ndx", "name" };
+	static const enum table_align align[] = { TABLE_RIGHT, TABLE_LEFT, TABLE_RIGHT,
+						  TABLE_LEFT, TABLE_LEFT, TABLE_LEFT,
+						  TABLE_RIGHT, TABLE_LEFT };
+	struct table t;
+	int digits = img->elf_class == 64 ? 16 : 8;
+	table_init(&t, 8, headers, align);
+	for (uint32_t i = 0; i < img->symbol_count; i++) {
+		struct vdso_symbol sym;
+		table_row(&t);
+		table_cellf(&t, "%u", i);
+		if (vdso_image_symbol(img, i, &sym) != 0) {
+			table_cell(&t, "malformed");
+			continue;
+		}
+		table_cellf(&t, "%0*llx", digits, (unsigned long long)sym.value);
+		table_cellf(&t, "%llu", (unsigned long long)sym.size);
+		table_cell(&t, type_name(sym.type, a, sizeof(a)));
+		table_cell(&t, bind_name(sym.bind, b, sizeof(b)));
+		table_cell(&t, visibility_name(sym.visibility));
+		table_cell(&t, section_name(sym.shndx, c, sizeof(c)));
+		table_cell(&t, versioned_name(&sym, name, sizeof(name)));
+	}
+	fprintf(out, "\ndynamic symbols (%u):\n", img->symbol_count);
+	table_print(&t, out, "  ");
+	table_free(&t);
+}
+
+void image_print_json(struct json_writer *w, const struct vdso_image *img)
+{
+	char buf[32], name[512];
+	char id[2 * 64 + 1];
+
+	json_key(w, "elf");
+	json_object_begin(w);
+	json_kv_int(w, "class", img->elf_class);
+	json_kv_string(w, "byte_order", img->big_endian ? "big" : "little");
+	json_kv_int(w, "machine", img->machine);
+	json_kv_string(w, "machine_name", vdso_machine_name(img->machine, img->elf_class));
+	json_kv_hex(w, "e_flags", img->e_flags);
+	json_kv_uint(w, "size", img->size);
+	json_object_end(w);
+
+	build_id_hex(img, id, sizeof(id));
+	json_kv_string(w, "build_id", id[0] ? id : NULL);
+
+	json_key(w, "hash_tables");
+	json_object_begin(w);
+	json_key(w, "sysv");
+	if (img->flags & VDSO_IMAGE_HAS_SYSV_HASH) {
+		json_object_begin(w);
+		json_kv_uint(w, "buckets", img->hash_nbucket);
+		json_kv_uint(w, "chains", img->hash_nchain);
+		json_kv_uint(w, "entry_size", img->hash_entry_size);
+		json_object_end(w);
+	} else {
+		json_null(w);
+	}
+	json_key(w, "gnu");
+	if (img->flags & VDSO_IMAGE_HAS_GNU_HASH) {
+		json_object_begin(w);
+		json_kv_uint(w, "buckets", img->gnu_nbucket);
+		json_kv_uint(w, "symoffset", img->gnu_symoffset);
+		json_kv_uint(w, "bloom_words", img->gnu_bloom_size);
+		json_kv_uint(w, "bloom_shift", img->gnu_bloom_shift);
+		json_object_end(w);
+	} else {
+		json_null(w);
+	}
+	json_object_end(w);
+	json_kv_bool(w, "versym", img->flags & VDSO_IMAGE_HAS_VERSYM);
+
+	json_key(w, "version_definitions");
+	json_array_begin(w);
+	for (uint32_t i = 0; i < img->verdef_count; i++) {
+		struct vdso_verdef def;
+		json_object_begin(w);
+		if (vdso_image_verdef(img, i, &def) != 0) {
+			json_kv_bool(w, "malformed", true);
+			json_object_end(w);
+			continue;
+		}
+		json_kv_uint(w, "index", def.index);
+		json_kv_uint(w, "flags", def.flags);
+		json_kv_string(w, "flag_names", verdef_flag_names(def.flags, buf, sizeof(buf)));
+		json_kv_hex(w, "hash", def.hash);
+		json_kv_uint(w, "aux_count", def.aux_count);
+		json_kv_string(w, "name", def.name);
+		json_kv_string(w, "parent", def.parent);
+		json_object_end(w);
+	}
+	json_array_end(w);
+
+	json_key(w, "symbols");
+	json_array_begin(w);
+	for (uint32_t i = 0; i < img->symbol_count; i++) {
+		struct vdso_symbol sym;
+		json_object_begin(w);
+		json_kv_uint(w, "index", i);
+		if (vdso_image_symbol(img, i, &sym) != 0) {
+			json_kv_bool(w, "malformed", true);
+			json_object_end(w);
+			continue;
+		}
+		json_kv_string(w, "name", sym.name ? sym.name : "");
+		json_kv_string(w, "version", sym.version);
+		json_kv_int(w, "version_index", sym.version_index);
+		json_kv_bool(w, "version_hidden", sym.version_hidden);
+		json_kv_string(w, "versioned_name", versioned_name(&sym, name, sizeof(name)));
+		json_kv_hex(w, "value", sym.value);
+		json_kv_uint(w, "size", sym.size);
+		json_kv_hex(w, "offset", sym.offset);
+		json_kv_string(w, "type", type_name(sym.type, buf, sizeof(buf)));
+		json_kv_string(w, "bind", bind_name(sym.bind, buf, sizeof(buf)));
+		json_kv_string(w, "visibility", visibility_name(sym.visibility));
+		json_kv_string(w, "ndx", section_name(sym.shndx, buf, sizeof(buf)));
+		json_object_end(w);
+	}
+	json_array_end(w);
+}

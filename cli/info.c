@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdsokit info: the inventory of this process's vDSO: where it is mapped,
+ * the data pages beside it, what the image holds, and which vDSO symbol
+ * (or syscall) serves each function of the library.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"Usage: vdsokit info [--json]\n"
+	"\n"
+	"Shows this process's vDSO: its address range and size, the data pages\n"
+	"beside it ([vvar], [vvar_vclock] … from /proc/self/maps), ELF class,\n"
+	"machine and byte order, build-id, hash tables, version definitions, every\n"
+	"dynamic symbol, and which symbol each libvdsokit function uses.\n"
+	"\n"
+	"Options:\n"
+	"  --json      JSON on stdout (docs/json.md, schema vdsokit-info)\n"
+	"  -h, --help  this help\n";
+
+#define MAX_MAPPINGS 16
+
+static const char *size_text(char *buf, size_t size, uintptr_t bytes)
+{
+	if (bytes % 1024 == 0)
+		snprintf(buf, size, "%lu KiB", (unsigned long)(bytes / 1024));
+	else
+		snprintf(buf, size, "%lu bytes", (unsigned long)bytes);
+	return buf;
+}
+
+static void print_functions_text(const struct vdso_image *img)
+{
+	static const char *const headers[] = { "function", "route", "symbol", "offset",
+					       "fallback syscall", "why" };
+	static const enum table_align align[] = { TABLE_LEFT, TABLE_LEFT, TABLE_LEFT,
+						  TABLE_RIGHT, TABLE_LEFT, TABLE_LEFT };
+	struct table t;
+	table_init(&t, 6, headers, align);
+	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
+		struct vdso_path path;
+		table_row(&t);
+		table_cell(&t, cli_func_name(fn));
+		/* clock functions: REALTIME stands for the clocks the vDSO serves */
+		if (vdso_path_of(fn, CLOCK_REALTIME, &path) != 0) {
+			table_cell(&t, "?");
+			continue;
+		}
+		table_cell(&t, vdso_route_name(path.route));
+		if (path.symbol)
+			table_cellf(&t, "%s%s%s", path.symbol, path.version ? "@" : "",
+				    path.version ? path.version : "");
+		else
+			table_cell(&t, "-");
+		if (img && path.address)
+			table_cellf(&t, "0x%lx", (unsigned long)((const unsigned char *)path.address -
+								  img->data));
+		else
+			table_cell(&t, "-");
+		if (path.syscall)
+			table_cellf(&t, "%s (%ld)", path.syscall, path.syscall_nr);
+		else
+			table_cell(&t, "-");
+		table_cell(&t, vdso_reason_text(path.reason));
+	}
+	printf("\nlibvdsokit functions (clock functions shown for CLOCK_REALTIME):\n");
+	table_print(&t, stdout, "  ");
+	table_free(&t);
+}
+
+static void print_functions_json(struct json_writer *w, const struct vdso_image *img)
+{
+	json_key(w, "functions");
+	json_array_begin(w);
+	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
+		struct vdso_path path;
+		json_object_begin(w);
+		json_kv_string(w, "function", cli_func_name(fn));
+		if (vdso_path_of(fn, CLOCK_REALTIME, &path) == 0) {
+			json_kv_string(w, "route", vdso_route_name(path.route));
+			json_kv_string(w, "reason", vdso_reason_text(path.reason));
+			json_kv_string(w, "symbol", path.symbol);
+			json_kv_string(w, "version", path.version);
+			json_key(w, "offset");
+			if (img && path.address)
+				json_stringf(w, "0x%lx", (unsigned long)((const unsigned char *)path.address -
+									 img->data));
+			else
+				json_null(w);
+			json_kv_string(w, "syscall", path.syscall);
+			json_kv_int(w, "syscall_nr", path.syscall_nr);
+		}
+		json_object_end(w);
+	}
+	json_array_end(w);
+}
+
+int cmd_info(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false;
+	int c;
+	while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'h': fputs(usage, stdout); return CLI_EXIT_OK;
+		default: return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
+
+	int init_result = vdso_init();
+	const struct vdso_image *img = vdso_process_image();
+	struct host_facts host;
+	struct vdso_mapping maps[MAX_MAPPINGS];
+	unsigned map_count = vdso_mappings_read(maps, MAX_MAPPINGS);
+	host_facts_read(&host);
+
+	if (json) {
+		struct json_writer w;
+		json_document_begin(&w, stdout, "info");
+		json_host(&w, &host, init_result);
+		json_kv_int(&w, "pid", getpid());
+		json_key(&w, "at_sysinfo_ehdr");
+		if (host.auxv_sysinfo_ehdr)
+			json_stringf(&w, "0x%lx", host.auxv_sysinfo_ehdr);
+		else
+			json_null(&w);
+		json_key(&w, "mappings");
+		json_array_begin(&w);
+		for (unsigned i = 0; i < map_count; i++) {
+			json_object_begin(&w);
+			json_kv_string(&w, "name", maps[i].name);
+			json_kv_hex(&w, "start", maps[i].start);
+			json_kv_hex(&w, "end", maps[i].end);
+			json_kv_uint(&w, "size", maps[i].end - maps[i].start);
+			json_kv_string(&w, "perms", maps[i].perms);
+			json_object_end(&w);
+		}
+		json_array_end(&w);
+		json_key(&w, "image");
+		if (img) {
+			json_object_begin(&w);
+			json_kv_hex(&w, "start", (uintptr_t)img->data);
+			json_kv_hex(&w, "end", (uintptr_t)img->data + img->size);
+			image_print_json(&w, img);
+			json_object_end(&w);
+		} else {
+			json_null(&w);
+		}
+		print_functions_json(&w, img);
+		json_document_end(&w);
+		return CLI_EXIT_OK;
+	}
+
+	char a[32];
+	printf("vDSO of this process (pid %d), Linux %s %s\n", (int)getpid(),
+	       host.kernel_release, host.machine);
+	if (host.auxv_sysinfo_ehdr)
+		printf("AT_SYSINFO_EHDR: 0x%lx\n", host.auxv_sysinfo_ehdr);
+	else
+		printf("AT_SYSINFO_EHDR: absent: the kernel mapped no vDSO (vdso=0, or an "
+		       "emulator such as qemu-user)\n");
+	if (init_result)
+		printf("libvdsokit:      no usable vDSO (%s): every call takes the syscall\n",
+		       errno_name(-init_result));
+	if (map_count) {
+		printf("\nmappings (/proc/self/maps):\n");
+		for (unsigned i = 0; i < map_count; i++)
+			printf("  %-14s %#lx-%#lx  %8s  %s\n", maps[i].name, (unsigned long)maps[i].start,
+			       (unsigned long)maps[i].end,
+			       size_text(a, sizeof(a), maps[i].end - maps[i].start), maps[i].perms);
+	}
+	if (img) {
+		printf("\nimage:        %#lx-%#lx\n", (unsigned long)(uintptr_t)img->data,
+		       (unsigned long)((uintptr_t)img->data + img->size));
+		image_print_text(stdout, img);
+	}
+	print_functions_text(img);
+	return CLI_EXIT_OK;
+}

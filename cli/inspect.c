@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdsokit inspect FILE: the inventory of a vDSO image file of any
+ * architecture (dumped from another machine, or arch/.../vdso*.so from a
+ * kernel build), read with the library's own parser.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"Usage: vdsokit inspect FILE [--json]\n"
+	"\n"
+	"Shows what libvdsokit's parser finds in the vDSO image FILE, of any\n"
+	"architecture and byte order: ELF class, machine, byte order, build-id,\n"
+	"hash tables, version definitions and every dynamic symbol (readelf's\n"
+	"spelling: compare with `readelf --dyn-syms -V FILE`).  FILE may be `-`\n"
+	"for stdin.  A file the parser rejects (not ELF, truncated, …) is an\n"
+	"input error: the reason on stderr, exit status 2.\n"
+	"\n"
+	"Options:\n"
+	"  --json      JSON on stdout (docs/json.md, schema vdsokit-inspect)\n"
+	"  -h, --help  this help\n";
+
+/* vDSOs are a few pages; kernel build products with debug info a few MiB. */
+#define MAX_IMAGE_SIZE (256u << 20)
+
+int cmd_inspect(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false;
+	int c;
+	while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'h': fputs(usage, stdout); return CLI_EXIT_OK;
+		default: return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind >= argc)
+		return cli_usage_error("inspect", "no FILE given");
+	if (optind + 1 < argc)
+		return cli_usage_error("inspect", "one FILE at a time ('%s' is extra)", argv[optind + 1]);
+
+	const char *path = argv[optind];
+	const char *read_path = strcmp(path, "-") == 0 ? "/dev/stdin" : path;
+	size_t size;
+	int err;
+	unsigned char *data = cli_read_file(read_path, MAX_IMAGE_SIZE, &size, &err);
+	if (!data)
+		return cli_error("inspect", path, "%s", err == EFBIG ? "larger than 256 MiB, not a vDSO" :
+				 strerror(err));
+
+	struct vdso_image img;
+	int parse_error = vdso_image_parse(&img, data, size);
+	if (parse_error) {
+		/* Say how much there was when it is about size. */
+		if (parse_error == VDSO_IMAGE_TRUNCATED)
+			cli_error("inspect", path, "%s; the file has %zu bytes",
+				  vdso_image_strerror(parse_error), size);
+		else
+			cli_error("inspect", path, "%s", vdso_image_strerror(parse_error));
+		free(data);
+		return CLI_EXIT_USAGE;
+	}
+
+	if (json) {
+		struct json_writer w;
+		json_document_begin(&w, stdout, "inspect");
+		json_kv_string(&w, "file", path);
+		json_kv_uint(&w, "file_size", size);
+		image_print_json(&w, &img);
+		json_document_end(&w);
+	} else {
+		printf("file:         %s (%zu bytes)\n", path, size);
+		image_print_text(stdout, &img);
+	}
+	free(data);
+	return CLI_EXIT_OK;
+}
