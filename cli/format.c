@@ -20,7 +20,7 @@ const char *fmt_duration_ns(char *buf, size_t size, double ns)
 		snprintf(buf, size, "%.2f ns", ns);
 	else if (ns < 100)
 		snprintf(buf, size, "%.1f ns", ns);
-	else if (ns < 1e4)
+	else if (ns < 1e3)
 		snprintf(buf, size, "%.0f ns", ns);
 	else if (ns < 1e6)
 		snprintf(buf, size, "%.3g µs", ns / 1e3);

@@ -23,6 +23,3 @@ static int not_available(const char *cmd)
 PENDING_COMMAND(verify)
 PENDING_COMMAND(abi)
 PENDING_COMMAND(doctor)
-/* Written in this series; each goes when its file lands. */
-PENDING_COMMAND(report)
-PENDING_COMMAND(compare)

@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdsokit report (the default command): one screen that tells someone who
+ * has never heard of AT_SYSINFO_EHDR what the vDSO does on this machine:
+ * the kernel, the clocksource, whether a vDSO is there, how each call is
+ * served, and how much faster than the syscall that makes it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char usage[] =
+	"Usage: vdsokit report [--json] [--no-bench]\n"
+	"\n"
+	"One screen about this machine's vDSO: kernel release, architecture,\n"
+	"clocksource, whether a vDSO is mapped (and if not, the likely reason),\n"
+	"how libvdsokit serves each function (vDSO in user space, vDSO that enters\n"
+	"the kernel, or the syscall), and a short benchmark (under a second) of\n"
+	"libvdsokit against the raw syscall.  `vdsokit bench` measures everything.\n"
+	"\n"
+	"Options:\n"
+	"  --json      JSON on stdout (docs/json.md, schema vdsokit-report)\n"
+	"  --no-bench  leave out the benchmark\n"
+	"  -h, --help  this help\n";
+
+#define REPORT_BUDGET_S 0.4
+#define CLOCK_IDS 12
+
+struct quick_case {
+	enum vdso_func func;
+	long arg;
+};
+
+/* The calls people make most, and one that never has a vDSO path. */
+static const struct quick_case quick_cases[] = {
+	{ VDSO_FN_CLOCK_GETTIME, CLOCK_REALTIME },
+	{ VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC },
+	{ VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC_COARSE },
+	{ VDSO_FN_CLOCK_GETTIME, CLOCK_PROCESS_CPUTIME_ID },
+	{ VDSO_FN_GETTIMEOFDAY, 0 },
+	{ VDSO_FN_TIME, 0 },
+	{ VDSO_FN_GETCPU, 0 },
+	{ VDSO_FN_THREAD_POINTER, 0 },
+	{ VDSO_FN_GETRANDOM, 16 },
+};
+
+#define QUICK_COUNT (sizeof(quick_cases) / sizeof(quick_cases[0]))
+
+struct quick_row {
+	struct bench_case c;
+	struct vdso_path route;
+	struct bench_result r[BENCH_PATH_COUNT];
+};
+
+/* Route as words for people, not enum names. */
+static const char *route_words(enum vdso_route route)
+{
+	switch (route) {
+	case VDSO_ROUTE_VDSO: return "vDSO (user space)";
+	case VDSO_ROUTE_VDSO_KERNEL: return "vDSO -> kernel";
+	case VDSO_ROUTE_SYSCALL: return "syscall";
+	case VDSO_ROUTE_REGISTER: return "CPU register";
+	case VDSO_ROUTE_NONE: return "not available";
+	}
+	return "?";
+}
+
+/* Why no vDSO, in the terms an operator can act on. */
+static const char *no_vdso_reason(const struct host_facts *h, int init_result)
+{
+	if (h->auxv_sysinfo_ehdr == 0)
+		return "the kernel passed no AT_SYSINFO_EHDR: booted with vdso=0, an "
+		       "architecture without a vDSO, or an emulator/tool that hides it "
+		       "(qemu-user, valgrind)";
+	if (init_result == -ENOEXEC)
+		return "an image is mapped but libvdsokit rejected it as malformed";
+	return "libvdsokit could not use the mapped image";
+}
+
+static void measure_quick(struct quick_row *rows)
+{
+	struct bench_config config = {
+		.seconds_per_case = REPORT_BUDGET_S / QUICK_COUNT,
+		.batch_ns = 50e3,
+		.min_batches = 31,
+		.max_batches = 1000,
+	};
+	bool wanted[BENCH_PATH_COUNT] = { [BENCH_LIBRARY] = true, [BENCH_SYSCALL] = true };
+	int cpu = sched_getcpu();
+	cpu_set_t saved;
+	bool restore = sched_getaffinity(0, sizeof(saved), &saved) == 0;
+
+	if (cpu >= 0)
+		bench_pin_to_cpu(cpu);
+	for (unsigned i = 0; i < QUICK_COUNT; i++)
+		bench_measure(&rows[i].c, wanted, &config, rows[i].r);
+	if (restore)
+		sched_setaffinity(0, sizeof(saved), &saved);
+}
+
+#define ROUTE_PREFIX "  %-15s %-18s "
+#define ROUTE_PREFIX_WIDTH 37
+#define SCREEN_WIDTH 79
+
+/* Prints the clock names whose `fn` takes `route`, wrapped under the prefix. */
+static bool print_clocks_with_route(enum vdso_func fn, enum vdso_route route, bool first)
+{
+	char name[32];
+	size_t column = 0;
+	for (long clock = 0; clock < CLOCK_IDS; clock++) {
+		struct vdso_path p;
+		if (vdso_path_of(fn, (clockid_t)clock, &p) != 0 || p.route != route)
+			continue;
+		clock_id_name(name, sizeof(name), clock);
+		if (column == 0) {
+			printf(ROUTE_PREFIX, first ? cli_func_name(fn) : "", route_words(route));
+			column = ROUTE_PREFIX_WIDTH;
+			first = false;
+		} else if (column + 1 + strlen(name) > SCREEN_WIDTH) {
+			printf("\n%*s", ROUTE_PREFIX_WIDTH, "");
+			column = ROUTE_PREFIX_WIDTH;
+		} else {
+			putchar(' ');
+			column++;
+		}
+		fputs(name, stdout);
+		column += strlen(name);
+	}
+	if (column)
+		putchar('\n');
+	return first;
+}
+
+/* Usually clock_getres takes the same route per clock: say so in one line. */
+static bool same_routes_as_gettime(void)
+{
+	for (long clock = 0; clock < CLOCK_IDS; clock++) {
+		struct vdso_path a, b;
+		if (vdso_path_of(VDSO_FN_CLOCK_GETTIME, (clockid_t)clock, &a) != 0 ||
+		    vdso_path_of(VDSO_FN_CLOCK_GETRES, (clockid_t)clock, &b) != 0 ||
+		    a.route != b.route)
+			return false;
+	}
+	return true;
+}
+
+static void print_routes(void)
+{
+	printf("\nHow libvdsokit serves each call:\n");
+	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
+		struct vdso_path p;
+		if (vdso_path_of(fn, CLOCK_REALTIME, &p) != 0)
+			continue;
+		if (fn == VDSO_FN_CLOCK_GETRES && same_routes_as_gettime()) {
+			printf("  %-15s as clock_gettime\n", cli_func_name(fn));
+			continue;
+		}
+		if (fn == VDSO_FN_CLOCK_GETTIME || fn == VDSO_FN_CLOCK_GETRES) {
+			/* Per clock, grouped by route. */
+			bool first = true;
+			for (unsigned route = 0; route <= VDSO_ROUTE_NONE; route++)
+				first = print_clocks_with_route(fn, route, first);
+			continue;
+		}
+		printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p.route),
+		       p.symbol ? p.symbol : vdso_reason_text(p.reason));
+	}
+}
+
+static void print_quick_bench(const struct quick_row *rows)
+{
+	static const char *const headers[] = { "call", "libvdsokit", "syscall", "speedup" };
+	struct table t;
+	char buf[32];
+
+	table_init(&t, 4, headers, NULL);
+	for (unsigned i = 0; i < QUICK_COUNT; i++) {
+		const struct bench_result *lib = &rows[i].r[BENCH_LIBRARY];
+		const struct bench_result *sys = &rows[i].r[BENCH_SYSCALL];
+		table_row(&t);
+		table_cell(&t, rows[i].c.label);
+		table_cell(&t, fmt_duration_ns(buf, sizeof(buf), lib->median_ns));
+		table_cell(&t, fmt_duration_ns(buf, sizeof(buf), sys->median_ns));
+		table_cell(&t, fmt_ratio(buf, sizeof(buf), sys->median_ns / lib->median_ns));
+	}
+	printf("\nSpeed, ns per call (median of batch means; `vdsokit bench` for all):\n");
+	table_print(&t, stdout, "  ");
+	table_free(&t);
+}
+
+/* A clocksource with a vDSO read is ~10× faster than the syscall; one without is ~1×. */
+static void print_verdict(const struct host_facts *h, const struct quick_row *rows, bool benched)
+{
+	if (!benched)
+		return;
+	const struct quick_row *mono = &rows[1];
+	double ratio = mono->r[BENCH_SYSCALL].median_ns / mono->r[BENCH_LIBRARY].median_ns;
+	if (!isfinite(ratio))
+		return;
+	printf("\n");
+	if (ratio >= 2)
+		printf("Verdict: clock_gettime(MONOTONIC) runs in user space, %.0f× faster than "
+		       "the syscall.\n", ratio);
+	else
+		printf("Verdict: clock_gettime(MONOTONIC) costs about as much as the syscall "
+		       "(%.1f×):\nthe vDSO is missing or falls back to the kernel (clocksource "
+		       "%s?). Run `vdsokit doctor`.\n", ratio, h->clocksource[0] ? h->clocksource : "unknown");
+}
+
+static void report_json(const struct host_facts *h, int init_result,
+			const struct quick_row *rows, bool benched)
+{
+	struct json_writer w;
+	char clock[32];
+
+	json_document_begin(&w, stdout, "report");
+	json_host(&w, h, init_result);
+	json_key(&w, "routes");
+	json_array_begin(&w);
+	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
+		bool per_clock = fn == VDSO_FN_CLOCK_GETTIME || fn == VDSO_FN_CLOCK_GETRES;
+		for (long k = 0; k < (per_clock ? CLOCK_IDS : 1); k++) {
+			struct vdso_path p;
+			if (vdso_path_of(fn, (clockid_t)k, &p) != 0)
+				continue;
+			json_object_begin(&w);
+			json_kv_string(&w, "function", cli_func_name(fn));
+			if (per_clock) {
+				json_kv_int(&w, "clock", k);
+				json_kv_string(&w, "clock_name", clock_id_name(clock, sizeof(clock), k));
+			}
+			json_kv_string(&w, "route", vdso_route_name(p.route));
+			json_kv_string(&w, "reason", vdso_reason_text(p.reason));
+			json_kv_string(&w, "symbol", p.symbol);
+			json_kv_string(&w, "version", p.version);
+			json_kv_string(&w, "syscall", p.syscall);
+			json_object_end(&w);
+		}
+	}
+	json_array_end(&w);
+	json_key(&w, "bench");
+	if (!benched) {
+		json_null(&w);
+	} else {
+		json_array_begin(&w);
+		for (unsigned i = 0; i < QUICK_COUNT; i++) {
+			const struct bench_result *lib = &rows[i].r[BENCH_LIBRARY];
+			const struct bench_result *sys = &rows[i].r[BENCH_SYSCALL];
+			json_object_begin(&w);
+			json_kv_string(&w, "label", rows[i].c.label);
+			json_kv_double(&w, "vdsokit_ns", lib->median_ns);
+			json_kv_double(&w, "syscall_ns", sys->median_ns);
+			json_kv_double(&w, "speedup", sys->median_ns / lib->median_ns);
+			json_object_end(&w);
+		}
+		json_array_end(&w);
+	}
+	json_document_end(&w);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-bench", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false, bench = true;
+	int c;
+	while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'n': bench = false; break;
+		case 'h': fputs(usage, stdout); return CLI_EXIT_OK;
+		default: return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+
+	int init_result = vdso_init();
+	const struct vdso_image *img = vdso_process_image();
+	struct host_facts h;
+	host_facts_read(&h);
+
+	static struct quick_row rows[QUICK_COUNT];
+	for (unsigned i = 0; i < QUICK_COUNT; i++) {
+		bench_case_init(&rows[i].c, quick_cases[i].func, quick_cases[i].arg);
+		vdso_path_of(quick_cases[i].func, (clockid_t)quick_cases[i].arg, &rows[i].route);
+	}
+	if (bench)
+		measure_quick(rows);
+	if (json) {
+		report_json(&h, init_result, rows, bench);
+		return CLI_EXIT_OK;
+	}
+
+	printf("vdsokit report: the vDSO on this machine\n\n");
+	printf("  kernel        Linux %s\n", h.kernel_release);
+	printf("  architecture  %s (libvdsokit built for %s)\n", h.machine, vdso_arch_name());
+	printf("  clocksource   %s%s%s%s\n", h.clocksource[0] ? h.clocksource : "unknown",
+	       h.available_clocksources[0] ? " (available: " : "", h.available_clocksources,
+	       h.available_clocksources[0] ? ")" : "");
+	if (img) {
+		struct vdso_path p;
+		unsigned served = 0;
+		for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++)
+			served += vdso_path_of(fn, CLOCK_REALTIME, &p) == 0 && p.symbol;
+		printf("  vDSO          mapped at %#lx, %zu bytes, %u symbols; serves %u of the\n"
+		       "                %u libvdsokit functions\n", (unsigned long)(uintptr_t)img->data,
+		       img->size, img->symbol_count, served, (unsigned)VDSO_FN_COUNT);
+	} else {
+		printf("  vDSO          none usable: %s\n", no_vdso_reason(&h, init_result));
+	}
+	printf("\n  The vDSO is a small library the kernel maps into every process so that\n"
+	       "  clock_gettime() and friends can run without entering the kernel.\n");
+	print_routes();
+	if (bench)
+		print_quick_bench(rows);
+	print_verdict(&h, rows, bench);
+	return CLI_EXIT_OK;
+}
