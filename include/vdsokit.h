@@ -18,6 +18,7 @@
 #ifndef VDSOKIT_H
 #define VDSOKIT_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -184,7 +185,7 @@ enum vdso_image_error {
 	VDSO_IMAGE_BAD_VERSYM,        /* DT_VERSYM out of bounds              */
 	VDSO_IMAGE_BAD_VERDEF,        /* DT_VERDEF chain out of bounds/looping */
 	VDSO_IMAGE_WRONG_ARCH,        /* class/byte order/machine not the host's */
-	VDSO_IMAGE_UNMAPPED,          /* (process image) pages not mapped     */
+	VDSO_IMAGE_TOO_LARGE,         /* (process image) bigger than a vDSO   */
 	VDSO_IMAGE_ERROR_COUNT
 };
 
@@ -266,6 +267,44 @@ uint32_t vdso_elf_hash(const char *name);
 uint32_t vdso_gnu_hash(const char *name);
 /* "x86_64", "aarch64", … for an e_machine (and class), or NULL. */
 const char *vdso_machine_name(unsigned machine, unsigned elf_class);
+
+/* ---------------------------------------------------------------------- */
+/* Inline fast path                                                       */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * Where the vDSO takes 64-bit time natively and is called like any C
+ * function (64-bit architectures but powerpc), vdso_clock_gettime() is
+ * inlined into the caller: one load, one bit test and the indirect call,
+ * as cheap as calling the vDSO pointer directly.  Everything else (first
+ * call, fallbacks, other clocks) is the library's out-of-line code.
+ * Define VDSOKIT_NO_INLINE to always call the library function.
+ * The names below are private to this header and may change with the soname.
+ */
+struct vdso__fastpath {
+	uint32_t gettime_clocks; /* clock ids served in user space; 0 until ready */
+	int (*gettime)(clockid_t, struct vdso_timespec *);
+};
+extern struct vdso__fastpath vdso__fast;
+int vdso__clock_gettime_slow(clockid_t clock, struct vdso_timespec *ts);
+
+#if !defined(VDSOKIT_NO_INLINE) && !defined(__powerpc__) && \
+	(defined(__LP64__) || (defined(__x86_64__) && defined(__ILP32__)))
+#define VDSOKIT_INLINE_GETTIME 1
+
+static inline __attribute__((always_inline)) int
+vdso__clock_gettime_inline(clockid_t clock, struct vdso_timespec *ts)
+{
+	uint32_t clocks = __atomic_load_n(&vdso__fast.gettime_clocks, __ATOMIC_ACQUIRE);
+	if (__builtin_expect((unsigned)clock < 32 && (clocks >> clock) & 1, 1)) {
+		int r = vdso__fast.gettime(clock, ts);
+		if (__builtin_expect(r != -ENOSYS, 1)) /* the vDSO asks for the syscall */
+			return r;
+	}
+	return vdso__clock_gettime_slow(clock, ts);
+}
+#define vdso_clock_gettime(clock, ts) vdso__clock_gettime_inline((clock), (ts))
+#endif
 
 #ifdef __cplusplus
 }

@@ -499,13 +499,9 @@ int image_parse_verdefs(struct vdso_image *img, uint64_t declared)
 	return VDSO_IMAGE_OK;
 }
 
-VDSO_EXPORT int vdso_image_verdef(const struct vdso_image *img, uint32_t i, struct vdso_verdef *def)
+/* Decodes the (checked) version definition at offset off. */
+static int vdso_image_verdef_at(const struct vdso_image *img, size_t off, struct vdso_verdef *def)
 {
-	if (!img->verdef || i >= img->verdef_count)
-		return -EINVAL;
-	size_t off = img->verdef;
-	for (uint32_t k = 0; k < i; k++)
-		off += rd32(img, off + 16);   /* checked by image_parse_verdefs */
 	memset(def, 0, sizeof(*def));
 	def->flags = rd16(img, off + 2);
 	def->index = rd16(img, off + 4);
@@ -521,13 +517,25 @@ VDSO_EXPORT int vdso_image_verdef(const struct vdso_image *img, uint32_t i, stru
 	return 0;
 }
 
-/* The version definition with index ndx (not the base), or -1. */
+VDSO_EXPORT int vdso_image_verdef(const struct vdso_image *img, uint32_t i, struct vdso_verdef *def)
+{
+	if (!img->verdef || i >= img->verdef_count)
+		return -EINVAL;
+	size_t off = img->verdef;
+	for (uint32_t k = 0; k < i; k++)
+		off += rd32(img, off + 16);   /* checked by image_parse_verdefs */
+	return vdso_image_verdef_at(img, off, def);
+}
+
+/* The version definition with index ndx (not the base), or -1: one walk of the chain. */
 static int find_verdef(const struct vdso_image *img, unsigned ndx, struct vdso_verdef *def)
 {
-	for (uint32_t i = 0; i < img->verdef_count; i++) {
-		if (vdso_image_verdef(img, i, def) == 0 && def->index == ndx &&
-		    !(def->flags & VER_FLG_BASE))
-			return 0;
+	size_t off = img->verdef;
+	for (uint32_t i = 0; img->verdef && i < img->verdef_count; i++) {
+		/* The chain was checked whole by image_parse_verdefs. */
+		if (rd16(img, off + 4) == ndx && !(rd16(img, off + 2) & VER_FLG_BASE))
+			return vdso_image_verdef_at(img, off, def);
+		off += rd32(img, off + 16);
 	}
 	return -1;
 }
@@ -569,11 +577,20 @@ VDSO_EXPORT int vdso_image_symbol(const struct vdso_image *img, uint32_t i, stru
 	return 0;
 }
 
-/* Whether symbol i is a defined function called name in version. */
+/*
+ * Whether symbol i is a defined function called name in version.  The
+ * name is compared first, straight from the symbol table, so the chain's
+ * other entries cost one string compare each.
+ */
 static int symbol_matches(const struct vdso_image *img, uint32_t i, const char *name,
 			  const char *version, struct vdso_symbol *sym)
 {
-	if (vdso_image_symbol(img, i, sym) || strcmp(sym->name, name) != 0)
+	const struct elf_layout *L = layout_of(img);
+	size_t s = img->symtab + (size_t)i * img->syment;
+	const char *sym_name = string_at(img, rd32(img, s + L->st_name));
+	if (!sym_name || strcmp(sym_name, name) != 0)
+		return 0;
+	if (vdso_image_symbol(img, i, sym))
 		return 0;
 	if (sym->type != STT_FUNC && sym->type != STT_NOTYPE)
 		return 0;
@@ -672,7 +689,7 @@ VDSO_EXPORT const char *vdso_image_strerror(int error)
 		[VDSO_IMAGE_BAD_VERSYM] = "DT_VERSYM table outside the file",
 		[VDSO_IMAGE_BAD_VERDEF] = "DT_VERDEF chain malformed, looping or outside the file",
 		[VDSO_IMAGE_WRONG_ARCH] = "ELF class, byte order or machine is not this process's",
-		[VDSO_IMAGE_UNMAPPED] = "image pages are not all mapped",
+		[VDSO_IMAGE_TOO_LARGE] = "larger than any vDSO (process image)",
 	};
 	if (error < 0 || error >= VDSO_IMAGE_ERROR_COUNT || !text[error])
 		return "unknown error";

@@ -9,8 +9,20 @@
 #include <errno.h>
 #include <stdint.h>
 
+/* The library defines the functions the header may inline as macros. */
+#define VDSOKIT_NO_INLINE 1
 #include "vdsokit.h"
 #include "arch.h"
+
+/*
+ * Whether programs inline the clock_gettime fast path (vdsokit.h): the
+ * same condition as the header's, seen from the library's side.
+ */
+#if ARCH_NATIVE_TIME64 && !ARCH_VDSO_CALL5
+#define LIB_FASTPATH_INLINE 1
+#else
+#define LIB_FASTPATH_INLINE 0
+#endif
 
 #define VDSO_EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -45,6 +57,8 @@ extern const struct arch_symbol vdso_arch_symbols[SYM_COUNT];
  * instead of waiting: init is lock-free and signal handlers never block.
  */
 const struct vdso_state *vdso_state_slow(void);
+/* Locate, validate, resolve and choose: the whole first-call work, into *s. */
+void vdso_resolve(struct vdso_state *s);
 extern struct vdso_state vdso_global;
 extern int vdso_ready; /* 0 untouched, 1 initialising, 2 ready; atomic */
 

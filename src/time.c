@@ -160,24 +160,47 @@ static inline int call_time(const struct vdso_entry *e, int64_t *t)
 	return 0;
 }
 
-/* Whether an error means "ask the syscall instead". */
+/*
+ * Whether an error means "ask the syscall instead": -ENOSYS from the vDSO
+ * (old mips kernels), or a 32-bit entry's overflow.
+ */
 static inline int retry_with_syscall(int r)
 {
-	return r == -ENOSYS || r == -EOVERFLOW;
+	return r == -ENOSYS || (!ARCH_NATIVE_TIME64 && r == -EOVERFLOW);
 }
 
 /* ---- public ---------------------------------------------------------- */
 
-VDSO_EXPORT int vdso_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
+/*
+ * Everything but the fast path, out of line so the fast path saves no
+ * registers; programs that inline the fast path (vdsokit.h) call it too.
+ */
+VDSO_EXPORT __attribute__((noinline)) int vdso__clock_gettime_slow(clockid_t clock,
+								   struct vdso_timespec *ts)
 {
-	const struct vdso_state *s = vdso_state();
-	/* Clocks the vDSO would hand to the kernel anyway go there directly. */
-	if (likely((unsigned)clock < 32 && (s->gettime_clocks >> clock) & 1)) {
+	const struct vdso_state *s = vdso_state(); /* initialises on the first call */
+	if ((unsigned)clock < 32 && (s->gettime_clocks >> clock) & 1) {
 		int r = call_clock(&s->gettime, clock, ts);
-		if (likely(!retry_with_syscall(r)))
+		if (!retry_with_syscall(r))
 			return r;
 	}
 	return sys_clock_gettime(clock, ts);
+}
+
+VDSO_EXPORT int vdso_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
+{
+	/*
+	 * The clock mask is published last, with release order, by the
+	 * initialisation: non-zero means the entry is ready.  Until then, and
+	 * for clocks the vDSO would only hand to the kernel, the slow path.
+	 */
+	uint32_t clocks = __atomic_load_n(&vdso_global.gettime_clocks, __ATOMIC_ACQUIRE);
+	if (likely((unsigned)clock < 32 && (clocks >> clock) & 1)) {
+		int r = call_clock(&vdso_global.gettime, clock, ts);
+		if (likely(!retry_with_syscall(r)))
+			return r;
+	}
+	return vdso__clock_gettime_slow(clock, ts);
 }
 
 VDSO_EXPORT int vdso_clock_getres(clockid_t clock, struct vdso_timespec *res)

@@ -14,6 +14,8 @@ const struct arch_symbol vdso_arch_symbols[SYM_COUNT] = ARCH_SYMBOLS;
 
 struct vdso_state vdso_global;
 int vdso_ready;
+/* What programs inlining vdso_clock_gettime read (include/vdsokit.h). */
+VDSO_EXPORT struct vdso__fastpath vdso__fast;
 
 /* What the library saw while nobody has initialised it yet: no vDSO. */
 static const struct vdso_state vdso_empty = {
@@ -43,30 +45,14 @@ static const void *override_base;
 static size_t override_size;
 static int override_set;
 
-/* Largest process image accepted: vDSOs are a few pages. */
-#define MAX_IMAGE_PAGES 64
-
 /*
- * Checks that the pages of [base, base + size) are mapped, so that a bogus
- * AT_SYSINFO_EHDR (an emulator's, a sandbox's) whose headers claim more
- * than is there cannot make the parser fault.  mincore fails with ENOMEM on
- * any hole; an error that says nothing about holes (ENOSYS under some
- * emulators) is not held against the image.
+ * Largest process image accepted: vDSOs are a few pages.  The image is
+ * otherwise trusted to be mapped as far as its own program headers say:
+ * probing the mapping (mincore, msync) would cost a syscall at the first
+ * clock read of every process, and a seccomp filter that kills on an
+ * unexpected syscall would kill the program there.
  */
-static int image_is_mapped(const void *base, size_t size, size_t page)
-{
-#ifdef __NR_mincore
-	unsigned char vec[MAX_IMAGE_PAGES];
-	uintptr_t start = (uintptr_t)base & ~(uintptr_t)(page - 1);
-	size_t len = (uintptr_t)base + size - start;
-	if (len / page > MAX_IMAGE_PAGES)
-		return 0;
-	return sys3(__NR_mincore, start, len, vec) != -ENOMEM;
-#else
-	(void)base, (void)size, (void)page;
-	return 1;
-#endif
-}
+#define MAX_IMAGE_SIZE (256u * 1024)
 
 static int locate(const void **base, size_t *size)
 {
@@ -85,8 +71,8 @@ static int locate(const void **base, size_t *size)
 	int err = image_extent(*base, page, size);
 	if (err)
 		return err;
-	if (!image_is_mapped(*base, *size, page))
-		return VDSO_IMAGE_UNMAPPED;
+	if (*size > MAX_IMAGE_SIZE)
+		return VDSO_IMAGE_TOO_LARGE;
 	return 0;
 }
 
@@ -171,7 +157,7 @@ static void mark_all(struct vdso_state *s, enum vdso_reason why)
 		all[i]->reason = why;
 }
 
-static void init_state(struct vdso_state *s)
+void vdso_resolve(struct vdso_state *s)
 {
 	const void *base;
 	size_t size;
@@ -206,7 +192,23 @@ const struct vdso_state *vdso_state_slow(void)
 	int expected = 0;
 	if (__atomic_compare_exchange_n(&vdso_ready, &expected, 1, 0, __ATOMIC_ACQUIRE,
 					__ATOMIC_ACQUIRE)) {
-		init_state(&vdso_global);
+		struct vdso_state s;
+		vdso_resolve(&s);
+		/*
+		 * The clock masks double as the fast paths' "ready" flags
+		 * (src/time.c): they are stored last, after everything they
+		 * guard, with release order.
+		 */
+		uint32_t gettime_clocks = s.gettime_clocks, getres_clocks = s.getres_clocks;
+		s.gettime_clocks = s.getres_clocks = 0;
+		vdso_global = s;
+		__atomic_store_n(&vdso_global.getres_clocks, getres_clocks, __ATOMIC_RELEASE);
+		__atomic_store_n(&vdso_global.gettime_clocks, gettime_clocks, __ATOMIC_RELEASE);
+		if (LIB_FASTPATH_INLINE) {
+			vdso__fast.gettime = (int (*)(clockid_t, struct vdso_timespec *))
+						     (uintptr_t)s.gettime.fn;
+			__atomic_store_n(&vdso__fast.gettime_clocks, gettime_clocks, __ATOMIC_RELEASE);
+		}
 		__atomic_store_n(&vdso_ready, 2, __ATOMIC_RELEASE);
 		return &vdso_global;
 	}
