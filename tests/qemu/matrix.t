@@ -132,7 +132,7 @@ cflags="-std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE"
 # The test programs tests/tests.mk builds, as make goals for a cross build.
 # Asked of make itself so the list follows that file; empty until it exists.
 test_goals() {
-	make -s -C "$root" BUILD="$1" -f Makefile -f "$here/print-var.mk" print-TEST_BINS 2>/dev/null
+	make -s -C "$root" BUILD="$1" -f Makefile -f "$here/print-var.mk" print-LIB_TESTS 2>/dev/null
 }
 done_arches=" "
 for t in $known; do
@@ -156,15 +156,23 @@ for t in $known; do
 	done
 	# The project itself: library, CLI, test programs; -k so that one
 	# broken piece does not keep the others out of the guest.
-	goals="all $(test_goals "$build/$t_arch")"
+	tests=$(test_goals "$build/$t_arch")
+	what="library, CLI and $(echo $tests | wc -w) test programs with $cc -static"
 	log=$prep/build-$t_arch.log
-	if make -k -j2 -C "$root" CC="$cc" BUILD="$build/$t_arch" LDFLAGS=-static $goals \
-		>"$log" 2>&1; then
-		emit "ok - $t_arch: cross build (make $goals)"
+	if make -k -j2 -C "$root" CC="$cc" AR="$t_triple-ar" BUILD="$build/$t_arch" LDFLAGS=-static \
+		all $tests >"$log" 2>&1; then
+		emit "ok - $t_arch: cross build of $what"
 	else
-		emit "not ok - $t_arch: cross build (make $goals)"
-		grep -m 8 -E 'error|Error|No rule' "$log" | sed 's/^/#   /'
+		emit "not ok - $t_arch: cross build of $what"
+		grep -m 8 -E 'error:|\*\*\*' "$log" | sed 's/^/#   /'
 		echo "cross build failed, see $log" >"$prep/build-$t_arch.reason"
+		# make -k leaves the previous build's programs in place when
+		# their sources no longer compile: list those as stale so they
+		# are not tested as if they were today's.
+		for f in "$build/$t_arch/vdsokit" $tests; do
+			make -q -C "$root" CC="$cc" AR="$t_triple-ar" BUILD="$build/$t_arch" \
+				LDFLAGS=-static "$f" >/dev/null 2>&1 || echo "$f" >>"$prep/stale-$t_arch"
+		done
 	fi
 done
 echo "# phases 1-2 took $(($(date +%s) - started)) s"
