@@ -287,6 +287,12 @@ static int parse_dynamic(struct vdso_image *img, size_t dyn_off, size_t dyn_size
 	size_t off;
 	if (!have_strtab || vaddr_to_offset(img, strtab, &off) || !in_image(img, off, strsz) || strsz == 0)
 		return VDSO_IMAGE_BAD_STRTAB;
+	/*
+	 * A string table ends with a NUL (the ELF spec says so, and every
+	 * linker writes one): then no string in it can run past its end.
+	 */
+	if (img->data[off + strsz - 1] != '\0')
+		return VDSO_IMAGE_BAD_STRTAB;
 	img->strtab = off;
 	img->strsz = (size_t)strsz;
 
@@ -519,7 +525,7 @@ static int vdso_image_verdef_at(const struct vdso_image *img, size_t off, struct
 
 VDSO_EXPORT int vdso_image_verdef(const struct vdso_image *img, uint32_t i, struct vdso_verdef *def)
 {
-	if (!img->verdef || i >= img->verdef_count)
+	if (!(img->flags & VDSO_IMAGE_HAS_VERDEF) || i >= img->verdef_count)
 		return -EINVAL;
 	size_t off = img->verdef;
 	for (uint32_t k = 0; k < i; k++)
@@ -531,7 +537,7 @@ VDSO_EXPORT int vdso_image_verdef(const struct vdso_image *img, uint32_t i, stru
 static int find_verdef(const struct vdso_image *img, unsigned ndx, struct vdso_verdef *def)
 {
 	size_t off = img->verdef;
-	for (uint32_t i = 0; img->verdef && i < img->verdef_count; i++) {
+	for (uint32_t i = 0; (img->flags & VDSO_IMAGE_HAS_VERDEF) && i < img->verdef_count; i++) {
 		/* The chain was checked whole by image_parse_verdefs. */
 		if (rd16(img, off + 4) == ndx && !(rd16(img, off + 2) & VER_FLG_BASE))
 			return vdso_image_verdef_at(img, off, def);
@@ -561,7 +567,7 @@ VDSO_EXPORT int vdso_image_symbol(const struct vdso_image *img, uint32_t i, stru
 	sym->visibility = img->data[s + L->st_other] & 3;
 	sym->shndx = rd16(img, s + L->st_shndx);
 	sym->version_index = -1;
-	if (img->versym) {
+	if (img->flags & VDSO_IMAGE_HAS_VERSYM) {
 		uint16_t vs = rd16(img, img->versym + (size_t)i * 2);
 		sym->version_index = vs & 0x7fff;
 		sym->version_hidden = !!(vs & 0x8000);
@@ -598,7 +604,7 @@ static int symbol_matches(const struct vdso_image *img, uint32_t i, const char *
 		return 0;
 	if (sym->shndx == SHN_UNDEF || !sym->address)
 		return 0;
-	if (!version || !img->versym)
+	if (!version || !(img->flags & VDSO_IMAGE_HAS_VERSYM))
 		return 1;   /* unversioned images match any version */
 	struct vdso_verdef def;
 	if (find_verdef(img, (unsigned)sym->version_index, &def))

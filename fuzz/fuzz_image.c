@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: MIT
+/*
+ * libFuzzer target for the image parser and everything that reads a parsed
+ * image: parse, walk every symbol and version definition, look up every
+ * name the library knows (with every version node, and with none), look up
+ * each symbol's own name, and hash every string the image yields.
+ *
+ * The input buffer is the image: libFuzzer hands it over in a heap block of
+ * exactly that size, so ASan reports any byte read past the end, and UBSan
+ * any overflowing shift or misaligned access in the readers.  Built with
+ * clang -fsanitize=fuzzer,address,undefined by fuzz/fuzz.mk.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "vdsokit.h"
+#include "image.h"
+#include "names.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Keeps the compiler from dropping reads whose results nothing else uses. */
+static volatile uint64_t sink;
+
+static void touch_string(const char *s)
+{
+	if (!s)
+		return;
+	sink += strlen(s);
+	sink += vdso_elf_hash(s) ^ vdso_gnu_hash(s);
+}
+
+static void touch_symbol(const struct vdso_image *img, const struct vdso_symbol *sym)
+{
+	touch_string(sym->name);
+	touch_string(sym->version);
+	sink += sym->value + sym->size + sym->offset + (uint64_t)sym->version_index;
+	sink += image_symbol_is_callable(img, sym);
+	/* A symbol's address is inside the image: read the byte it points at. */
+	if (sym->address)
+		sink += *(const unsigned char *)sym->address;
+}
+
+static void lookup_everything(const struct vdso_image *img)
+{
+	struct vdso_symbol sym;
+	for (size_t n = 0; n < FUZZ_COUNT(fuzz_symbol_names); n++) {
+		if (vdso_image_lookup(img, fuzz_symbol_names[n], NULL, &sym) == 0)
+			touch_symbol(img, &sym);
+		for (size_t v = 0; v < FUZZ_COUNT(fuzz_version_names); v++)
+			if (vdso_image_lookup(img, fuzz_symbol_names[n], fuzz_version_names[v], &sym) == 0)
+				touch_symbol(img, &sym);
+	}
+	/* A NULL result pointer is allowed. */
+	sink += (uint64_t)vdso_image_lookup(img, "__vdso_clock_gettime", NULL, NULL);
+}
+
+static void walk_symbols(const struct vdso_image *img)
+{
+	struct vdso_symbol sym, found;
+	/* One past the end must be refused, not read. */
+	sink += (uint64_t)vdso_image_symbol(img, img->symbol_count, &sym);
+	for (uint32_t i = 0; i < img->symbol_count; i++) {
+		if (vdso_image_symbol(img, i, &sym) != 0)
+			continue;
+		touch_symbol(img, &sym);
+		/* Every named symbol, looked up by its own name and version. */
+		if (sym.name && sym.name[0]) {
+			if (vdso_image_lookup(img, sym.name, sym.version, &found) == 0)
+				touch_symbol(img, &found);
+			if (vdso_image_lookup(img, sym.name, NULL, &found) == 0)
+				touch_symbol(img, &found);
+		}
+	}
+}
+
+static void walk_versions(const struct vdso_image *img)
+{
+	struct vdso_verdef def;
+	sink += (uint64_t)vdso_image_verdef(img, img->verdef_count, &def);
+	for (uint32_t i = 0; i < img->verdef_count; i++) {
+		if (vdso_image_verdef(img, i, &def) != 0)
+			continue;
+		touch_string(def.name);
+		touch_string(def.parent);
+		sink += def.index + def.flags + def.hash + def.aux_count;
+	}
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct vdso_image img;
+	size_t extent = 0;
+
+	/* The reader the library applies to AT_SYSINFO_EHDR's first page. */
+	if (image_extent(data, size, &extent) == 0)
+		sink += extent;
+
+	int err = vdso_image_parse(&img, data, size);
+	sink += strlen(vdso_image_strerror(err));
+	touch_string(vdso_machine_name(img.machine, img.elf_class));
+	if (err)
+		return 0;
+	if (img.build_id)
+		for (size_t i = 0; i < img.build_id_size; i++)
+			sink += img.build_id[i];
+	walk_versions(&img);
+	walk_symbols(&img);
+	lookup_everything(&img);
+	return 0;
+}
