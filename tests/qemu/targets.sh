@@ -103,6 +103,6 @@ kernel_name() {
 	set -- $t_kernel
 	case $1 in
 	fetch) cat "$cache/kernels/$2/package" 2>/dev/null ;;
-	build) echo "linux-source-6.1 $(cat "$cache/kernels/$2/source-version" 2>/dev/null), built" ;;
+	build) echo "linux-source-6.1 $(cat "$cache/kernels/$2/source-version" 2>/dev/null) (built here)" ;;
 	esac
 }
