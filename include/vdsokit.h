@@ -119,7 +119,8 @@ enum vdso_reason {
 	VDSO_REASON_CLOCK_IN_KERNEL,/* the vDSO has no user-space read for it   */
 	VDSO_REASON_UNTRUSTED,      /* present but known broken (arm gettime64) */
 	VDSO_REASON_TIME32,         /* only a 32-bit-time entry: used until 2038 */
-	VDSO_REASON_ABI_REGISTER    /* the ABI keeps it in a register           */
+	VDSO_REASON_ABI_REGISTER,   /* the ABI keeps it in a register           */
+	VDSO_REASON_NO_STATE        /* getrandom: no opaque state could be had  */
 };
 
 struct vdso_path {

@@ -113,7 +113,10 @@ long sys_clock_getres_nr(void);
 const char *sys_clock_gettime_name(void);
 const char *sys_clock_getres_name(void);
 
-/* vDSO getrandom: the state machinery (src/random.c). */
-ssize_t random_vdso(const struct vdso_state *s, void *buf, size_t len, unsigned flags);
+/*
+ * Whether vdso_getrandom can use the vDSO here: the symbol, and states the
+ * library can map on this architecture (src/random.c).
+ */
+int random_vdso_usable(void);
 
 #endif

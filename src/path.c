@@ -77,7 +77,10 @@ VDSO_EXPORT int vdso_path_of(enum vdso_func fn, clockid_t clock, struct vdso_pat
 		path_simple(p, s, &s->getcpu, "getcpu", __NR_getcpu);
 		return 0;
 	case VDSO_FN_GETRANDOM:
-		path_simple(p, s, &s->getrandom, "getrandom", __NR_getrandom);
+		if (s->getrandom.fn && !random_vdso_usable())
+			path_syscall(p, VDSO_REASON_NO_STATE, "getrandom", __NR_getrandom);
+		else
+			path_simple(p, s, &s->getrandom, "getrandom", __NR_getrandom);
 		return 0;
 	case VDSO_FN_THREAD_POINTER:
 #if ARCH_HAS_TP_REGISTER
@@ -133,6 +136,7 @@ VDSO_EXPORT const char *vdso_reason_text(enum vdso_reason reason)
 	case VDSO_REASON_UNTRUSTED: return "present but untrusted (clock_gettime64 without clock_gettime)";
 	case VDSO_REASON_TIME32: return "32-bit-time entry, checked for overflow";
 	case VDSO_REASON_ABI_REGISTER: return "read from the ABI thread-pointer register";
+	case VDSO_REASON_NO_STATE: return "the vDSO's getrandom state could not be set up";
 	}
 	return "unknown";
 }

@@ -54,4 +54,4 @@ check:
 	./scripts/install-deps
 	$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory tests
-	prove -e '' $(PROVE_FLAGS) $(BUILD)/tests/*.t $(wildcard tests/*.t tests/*/*.t)
+	prove -e '' $(PROVE_FLAGS) $(BUILD)/tests/*.t $(wildcard tests/*.t tests/hardening/*.t)
