@@ -1,0 +1,707 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * callpath: the library's call paths on the architecture it runs on
+ * (natively, or under qemu-user; tests/qemu-user.t runs it), printing TAP.
+ *
+ *   callpath                      no vDSO: every call must take the syscall
+ *                                 and agree with it (qemu-user maps no vDSO;
+ *                                 natively the real one is hidden with
+ *                                 vdso_use_image(NULL, 0))
+ *   callpath --image FILE [KIND]  the synthetic image FILE (tests/images,
+ *                                 "callable" variant of this architecture)
+ *                                 mapped flat and handed to the library: the
+ *                                 vDSO call path itself must run, return the
+ *                                 fake functions' values, and fall back where
+ *                                 they ask for it.  KIND: "callable" (default),
+ *                                 "only64" (arm: clock_gettime64 without the
+ *                                 32-bit entry, untrusted) or "only32" (i386:
+ *                                 no time64 entries).
+ *
+ * The values the fake functions return are documented in
+ * tests/images/fake.c; the names below are this test's own copy of the
+ * kernel's (REFERENCE.md), not the library's tables.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vdsokit.h"
+
+/* ---- what this architecture's image exports ---------------------------- */
+
+struct expected_names {
+	const char *node;
+	const char *gettime;     /* the entry the library must prefer          */
+	int gettime_is_time64;   /* it is a *_gettime64 entry (32-bit arches)   */
+	const char *gettime32;   /* the 32-bit-time native entry, or NULL       */
+	const char *getres;      /* preferred getres entry                      */
+	int getres_is_64;
+	const char *gettimeofday, *time, *getcpu, *getrandom, *thread_area;
+};
+
+static const struct expected_names names = {
+#if defined(__x86_64__)
+	"LINUX_2.6", "__vdso_clock_gettime", 0, NULL, "__vdso_clock_getres", 1,
+	"__vdso_gettimeofday", "__vdso_time", "__vdso_getcpu", "__vdso_getrandom", NULL,
+#elif defined(__i386__)
+	"LINUX_2.6", "__vdso_clock_gettime64", 1, "__vdso_clock_gettime",
+	"__vdso_clock_getres_time64", 1,
+	"__vdso_gettimeofday", "__vdso_time", "__vdso_getcpu", NULL, NULL,
+#elif defined(__aarch64__)
+	"LINUX_2.6.39", "__kernel_clock_gettime", 0, NULL, "__kernel_clock_getres", 1,
+	"__kernel_gettimeofday", NULL, NULL, "__kernel_getrandom", NULL,
+#elif defined(__arm__)
+	"LINUX_2.6", "__vdso_clock_gettime64", 1, "__vdso_clock_gettime", "__vdso_clock_getres", 0,
+	"__vdso_gettimeofday", NULL, NULL, NULL, NULL,
+#elif defined(__riscv) && __riscv_xlen == 64
+	"LINUX_4.15", "__vdso_clock_gettime", 0, NULL, "__vdso_clock_getres", 1,
+	"__vdso_gettimeofday", NULL, "__vdso_getcpu", "__vdso_getrandom", NULL,
+#elif defined(__powerpc64__)
+	"LINUX_2.6.15", "__kernel_clock_gettime", 0, NULL, "__kernel_clock_getres", 1,
+	"__kernel_gettimeofday", "__kernel_time", "__kernel_getcpu", "__kernel_getrandom", NULL,
+#elif defined(__powerpc__)
+	/* The kernel's vdso32.lds.S: one node, LINUX_2.6.15, time64 included. */
+	"LINUX_2.6.15", "__kernel_clock_gettime64", 1, "__kernel_clock_gettime",
+	"__kernel_clock_getres_time64", 1,
+	"__kernel_gettimeofday", "__kernel_time", "__kernel_getcpu", NULL, NULL,
+#elif defined(__s390x__)
+	"LINUX_2.6.29", "__kernel_clock_gettime", 0, NULL, "__kernel_clock_getres", 1,
+	"__kernel_gettimeofday", NULL, "__kernel_getcpu", "__kernel_getrandom", NULL,
+#elif defined(__mips__) && _MIPS_SIM == _ABI64
+	"LINUX_2.6", "__vdso_clock_gettime", 0, NULL, "__vdso_clock_getres", 1,
+	"__vdso_gettimeofday", NULL, NULL, NULL, NULL,
+#elif defined(__mips__)
+	"LINUX_2.6", "__vdso_clock_gettime64", 1, "__vdso_clock_gettime", "__vdso_clock_getres", 0,
+	"__vdso_gettimeofday", NULL, NULL, NULL, NULL,
+#elif defined(__sparc__) && defined(__arch64__)
+	"LINUX_2.6", "__vdso_clock_gettime", 0, NULL, NULL, 0,
+	"__vdso_gettimeofday", NULL, NULL, NULL, NULL,
+#elif defined(__m68k__)
+	"LINUX_5.10", "__vdso_clock_gettime64", 1, NULL, NULL, 0,
+	NULL, NULL, NULL, NULL, "__vdso_get_thread_area",
+#else
+#error "callpath: no expected vDSO names for this architecture"
+#endif
+};
+
+#define CLOCK_COUNT 12        /* 0 REALTIME .. 11 TAI                     */
+#define CLOCK_BOOTTIME_ID 7   /* the fakes answer -ENOSYS for it          */
+#define CLOCK_TAI_ID 11       /* the 32-bit fakes overflow for it         */
+#define CLOCK_INVALID_ID 100
+
+/* ---- TAP ---------------------------------------------------------------- */
+
+static int test_count, failures;
+
+__attribute__((format(printf, 2, 3))) static int check(int ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	test_count++;
+	if (!ok)
+		failures++;
+	printf("%s %d - ", ok ? "ok" : "not ok", test_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+	fflush(stdout);
+	return ok;
+}
+
+__attribute__((format(printf, 1, 2))) static void diag(const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("#   ");
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	printf("\n");
+}
+
+static int finish(void)
+{
+	printf("1..%d\n", test_count);
+	return failures ? 1 : 0;
+}
+
+/* ---- the raw syscalls the library is compared with ----------------------- */
+
+static int sys_gettime(clockid_t clock, struct vdso_timespec *ts)
+{
+#ifdef SYS_clock_gettime64
+	/* 32-bit architectures: the y2038-safe syscall, __kernel_timespec. */
+	long r = syscall(SYS_clock_gettime64, clock, ts);
+#else
+	struct timespec t;
+	long r = syscall(SYS_clock_gettime, clock, &t);
+	if (r == 0) {
+		ts->tv_sec = t.tv_sec;
+		ts->tv_nsec = t.tv_nsec;
+	}
+#endif
+	return r ? -errno : 0;
+}
+
+static int sys_getres(clockid_t clock, struct vdso_timespec *ts)
+{
+#ifdef SYS_clock_getres_time64
+	long r = syscall(SYS_clock_getres_time64, clock, ts);
+#else
+	struct timespec t;
+	long r = syscall(SYS_clock_getres, clock, &t);
+	if (r == 0) {
+		ts->tv_sec = t.tv_sec;
+		ts->tv_nsec = t.tv_nsec;
+	}
+#endif
+	return r ? -errno : 0;
+}
+
+static int sys_getcpu(unsigned *cpu, unsigned *node)
+{
+	return syscall(SYS_getcpu, cpu, node, NULL) ? -errno : 0;
+}
+
+static int ts_le(const struct vdso_timespec *a, const struct vdso_timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
+}
+
+static const char *path_text(const struct vdso_path *p)
+{
+	static char buf[256];
+
+	snprintf(buf, sizeof(buf), "%s (%s) %s%s%s", vdso_route_name(p->route),
+		 vdso_reason_text(p->reason), p->symbol ? p->symbol : "",
+		 p->version ? "@" : "", p->version ? p->version : "");
+	return buf;
+}
+
+static const char *or_none(const char *s)
+{
+	return s ? s : "(none)";
+}
+
+static int str_eq(const char *a, const char *b)
+{
+	return a && b && strcmp(a, b) == 0;
+}
+
+/*
+ * clock_gettime(clock) compared with the syscall: the same error, or a
+ * value inside a syscall-before / syscall-after sandwich.
+ */
+static void check_gettime_against_syscall(clockid_t clock, const char *how)
+{
+	struct vdso_timespec before = { 0, 0 }, got = { -1, -1 }, after = { 0, 0 };
+	int rb = sys_gettime(clock, &before);
+	int r = vdso_clock_gettime(clock, &got);
+	int ra = sys_gettime(clock, &after);
+
+	if (rb || ra) {
+		check(r == rb, "%s: clock_gettime(%d) fails like the syscall (%d, syscall %d)",
+		      how, (int)clock, r, rb);
+		return;
+	}
+	if (!check(r == 0 && ts_le(&before, &got) && ts_le(&got, &after),
+		   "%s: clock_gettime(%d) inside the syscall sandwich", how, (int)clock))
+		diag("before %" PRId64 ".%09" PRId64 " got %" PRId64 ".%09" PRId64
+		     " (ret %d) after %" PRId64 ".%09" PRId64,
+		     before.tv_sec, before.tv_nsec, got.tv_sec, got.tv_nsec, r, after.tv_sec,
+		     after.tv_nsec);
+}
+
+static void check_getres_against_syscall(clockid_t clock, const char *how)
+{
+	struct vdso_timespec want = { -1, -1 }, got = { -2, -2 };
+	int rw = sys_getres(clock, &want);
+	int r = vdso_clock_getres(clock, &got);
+
+	if (!check(r == rw && (rw || (got.tv_sec == want.tv_sec && got.tv_nsec == want.tv_nsec)),
+		   "%s: clock_getres(%d) equals the syscall's", how, (int)clock))
+		diag("got %d {%" PRId64 ", %" PRId64 "}, syscall %d {%" PRId64 ", %" PRId64 "}", r,
+		     got.tv_sec, got.tv_nsec, rw, want.tv_sec, want.tv_nsec);
+}
+
+/* Sandwich in microseconds against CLOCK_REALTIME. */
+static void check_gettimeofday_against_syscall(const char *how)
+{
+	struct vdso_timespec before, after;
+	struct vdso_timeval got = { -1, -1 };
+	sys_gettime(CLOCK_REALTIME, &before);
+	int r = vdso_gettimeofday(&got, NULL);
+	sys_gettime(CLOCK_REALTIME, &after);
+	int64_t lo = before.tv_sec * 1000000 + before.tv_nsec / 1000;
+	int64_t hi = after.tv_sec * 1000000 + after.tv_nsec / 1000;
+	int64_t us = got.tv_sec * 1000000 + got.tv_usec;
+
+	if (!check(r == 0 && lo <= us && us <= hi && got.tv_usec >= 0 && got.tv_usec < 1000000,
+		   "%s: gettimeofday inside the CLOCK_REALTIME sandwich", how))
+		diag("ret %d, %" PRId64 " us not in [%" PRId64 ", %" PRId64 "]", r, us, lo, hi);
+
+#ifdef SYS_gettimeofday
+	struct timezone sys_tz = { -1, -1 }, tz = { -2, -2 };
+	struct timeval tv;
+	long rs = syscall(SYS_gettimeofday, &tv, &sys_tz);
+	r = vdso_gettimeofday(&got, &tz);
+	check(rs == 0 && r == 0 && tz.tz_minuteswest == sys_tz.tz_minuteswest &&
+		      tz.tz_dsttime == sys_tz.tz_dsttime,
+	      "%s: gettimeofday's timezone equals the syscall's (%d,%d)", how, sys_tz.tz_minuteswest,
+	      sys_tz.tz_dsttime);
+#endif
+}
+
+static void check_time_against_syscall(const char *how)
+{
+	struct vdso_timespec before, after;
+	int64_t t = -1, stored = -2;
+	sys_gettime(CLOCK_REALTIME, &before);
+	int r = vdso_time(&stored);
+	t = stored;
+	sys_gettime(CLOCK_REALTIME, &after);
+	/* time() may read the coarse clock, up to a tick behind REALTIME. */
+	if (!check(r >= 0 && before.tv_sec - 1 <= t && t <= after.tv_sec,
+		   "%s: time inside the CLOCK_REALTIME sandwich", how))
+		diag("ret %d, t %" PRId64 " not in [%" PRId64 ", %" PRId64 "]", r, t,
+		     before.tv_sec - 1, after.tv_sec);
+}
+
+static void check_getcpu_against_syscall(const char *how)
+{
+	unsigned cpu = ~0u, node = ~0u, want_cpu = ~1u, want_node = ~1u;
+	int rw = sys_getcpu(&want_cpu, &want_node);
+	int r = vdso_getcpu(&cpu, &node);
+
+	if (!check(r == rw && (rw || (cpu == want_cpu && node == want_node)),
+		   "%s: getcpu equals the syscall's (pinned to one CPU)", how))
+		diag("got %d cpu %u node %u, syscall %d cpu %u node %u", r, cpu, node, rw, want_cpu,
+		     want_node);
+}
+
+/* The value the thread pointer must have, found without the library. */
+static void *expected_thread_pointer(void)
+{
+#if defined(__m68k__)
+	return (void *)syscall(SYS_get_thread_area);
+#elif defined(__powerpc64__)
+	/* gcc 12 has no __builtin_thread_pointer here: the ABI's register. */
+	void *tp;
+	__asm__("mr %0, 13" : "=r"(tp));
+	return tp;
+#elif defined(__powerpc__)
+	void *tp;
+	__asm__("mr %0, 2" : "=r"(tp));
+	return tp;
+#elif defined(__sparc__)
+	void *tp;
+	__asm__("mov %%g7, %0" : "=r"(tp));
+	return tp;
+#else
+	return __builtin_thread_pointer();
+#endif
+}
+
+/* getcpu compares two reads: keep the thread on the CPU it is on. */
+static void pin_to_current_cpu(void)
+{
+	unsigned cpu = 0;
+	cpu_set_t set;
+
+	if (sys_getcpu(&cpu, NULL) != 0)
+		return;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	if (sched_setaffinity(0, sizeof(set), &set) != 0)
+		diag("sched_setaffinity(%u): %s (getcpu may race)", cpu, strerror(errno));
+}
+
+/* ---- no vDSO ------------------------------------------------------------ */
+
+static int run_without_vdso(void)
+{
+	const char *how = "no vDSO";
+
+	if (getauxval(AT_SYSINFO_EHDR)) {
+		/* Native run: hide the real vDSO, as qemu-user has none. */
+		check(vdso_use_image(NULL, 0) == 0, "%s: vdso_use_image(NULL, 0) before any call", how);
+		printf("# native run: the kernel's vDSO hidden by vdso_use_image(NULL, 0)\n");
+	} else {
+		printf("# no AT_SYSINFO_EHDR in this process (qemu-user)\n");
+	}
+	check(vdso_init() == -ENOENT, "%s: vdso_init() says -ENOENT", how);
+	check(vdso_process_image() == NULL, "%s: no process image", how);
+	pin_to_current_cpu();
+
+	for (clockid_t c = 0; c < CLOCK_COUNT; c++)
+		check_gettime_against_syscall(c, how);
+	check_gettime_against_syscall(CLOCK_INVALID_ID, how);
+	check_gettime_against_syscall(-1, how);
+	for (clockid_t c = 0; c < CLOCK_COUNT; c++)
+		check_getres_against_syscall(c, how);
+	check_getres_against_syscall(CLOCK_INVALID_ID, how);
+	check_gettimeofday_against_syscall(how);
+	check_time_against_syscall(how);
+	check_getcpu_against_syscall(how);
+
+	unsigned char buf[64];
+	memset(buf, 0, sizeof(buf));
+	ssize_t n = vdso_getrandom(buf, sizeof(buf), 0);
+	int nonzero = 0;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		nonzero |= buf[i];
+	check(n == (ssize_t)sizeof(buf) && nonzero, "%s: getrandom fills %zu bytes (got %zd)", how,
+	      sizeof(buf), n);
+
+	void *tp = vdso_thread_pointer();
+	if (!check(tp == expected_thread_pointer(), "%s: thread pointer is the ABI's", how))
+		diag("library %p, expected %p", tp, expected_thread_pointer());
+
+	/* The path report: every call is a syscall because there is no vDSO. */
+	struct vdso_path p;
+	for (clockid_t c = 0; c < CLOCK_COUNT; c++) {
+		vdso_path_of(VDSO_FN_CLOCK_GETTIME, c, &p);
+		check(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_NO_VDSO &&
+			      p.syscall && p.syscall_nr >= 0,
+		      "%s: path of clock_gettime(%d): %s via %s", how, (int)c, path_text(&p),
+		      p.syscall ? p.syscall : "?");
+	}
+	static const enum vdso_func others[] = { VDSO_FN_CLOCK_GETRES, VDSO_FN_GETTIMEOFDAY,
+						 VDSO_FN_TIME, VDSO_FN_GETCPU, VDSO_FN_GETRANDOM };
+	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
+		vdso_path_of(others[i], CLOCK_MONOTONIC, &p);
+		check(p.route == VDSO_ROUTE_SYSCALL &&
+			      (p.reason == VDSO_REASON_NO_VDSO || p.reason == VDSO_REASON_NOT_ON_ARCH),
+		      "%s: path of %s: %s", how, vdso_func_name(others[i]), path_text(&p));
+	}
+	vdso_path_of(VDSO_FN_THREAD_POINTER, 0, &p);
+#if defined(__m68k__)
+	check(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_NO_VDSO,
+	      "%s: path of thread_pointer: %s", how, path_text(&p));
+#else
+	check(p.route == VDSO_ROUTE_REGISTER, "%s: path of thread_pointer: %s", how, path_text(&p));
+#endif
+	return finish();
+}
+
+/* ---- the synthetic image ------------------------------------------------- */
+
+enum image_kind { KIND_CALLABLE, KIND_ONLY64, KIND_ONLY32 };
+
+/* The fake clock_gettime's answer for clock c through entry "is_64". */
+static struct vdso_timespec fake_gettime_value(clockid_t c, int is_64)
+{
+	struct vdso_timespec ts;
+	if (is_64) {
+		ts.tv_sec = 0x640000 + c;
+		ts.tv_nsec = 2000 + c;
+	} else {
+		ts.tv_sec = 0x10000 + c;
+		ts.tv_nsec = 1000 + c;
+	}
+	return ts;
+}
+
+/*
+ * Which fake a clock_gettime symbol is: its values and whether its tv_sec is
+ * 32-bit.  0 when sym is not a clock_gettime entry of this architecture.
+ */
+enum fake_entry { FAKE_NONE, FAKE_NATIVE64, FAKE_NATIVE32, FAKE_TIME64 };
+
+static enum fake_entry gettime_entry_of(const char *sym)
+{
+	if (str_eq(sym, names.gettime))
+		return names.gettime_is_time64 ? FAKE_TIME64 : FAKE_NATIVE64;
+	if (str_eq(sym, names.gettime32))
+		return FAKE_NATIVE32;
+	return FAKE_NONE;
+}
+
+static void check_gettime_through_image(clockid_t c, enum image_kind kind)
+{
+	struct vdso_path p;
+	char how[64];
+	vdso_path_of(VDSO_FN_CLOCK_GETTIME, c, &p);
+	snprintf(how, sizeof(how), "image, path %s", path_text(&p));
+
+	enum fake_entry entry = gettime_entry_of(p.symbol);
+	if (p.route != VDSO_ROUTE_VDSO || entry == FAKE_NONE) {
+		/* The library takes the syscall for this clock: it must agree. */
+		check_gettime_against_syscall(c, how);
+		return;
+	}
+	if (c == CLOCK_BOOTTIME_ID) {
+		/* The fake says -ENOSYS: the library must retry with the syscall. */
+		check_gettime_against_syscall(c, "image, -ENOSYS from the vDSO");
+		return;
+	}
+	if (c == CLOCK_TAI_ID && entry == FAKE_NATIVE32) {
+		/* The 32-bit fake "overflows" (tv_sec -5): the library must notice
+		   and take the clock_gettime64 syscall. */
+		check_gettime_against_syscall(c, "image, overflowed 32-bit tv_sec");
+		return;
+	}
+	struct vdso_timespec got = { -1, -1 }, want = fake_gettime_value(c, entry == FAKE_TIME64);
+	int r = vdso_clock_gettime(c, &got);
+	if (!check(r == 0 && got.tv_sec == want.tv_sec && got.tv_nsec == want.tv_nsec,
+		   "image: clock_gettime(%d) returns the fake %s's {%#" PRIx64 ", %" PRId64 "}",
+		   (int)c, p.symbol, want.tv_sec, want.tv_nsec))
+		diag("got %d {%#" PRIx64 ", %" PRId64 "}", r, got.tv_sec, got.tv_nsec);
+	(void)kind;
+}
+
+static void check_image_paths(enum image_kind kind)
+{
+	struct vdso_path p;
+
+	/* Which clock_gettime entry, for the clocks every vDSO reads itself. */
+	static const clockid_t fast[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_REALTIME_COARSE,
+					  CLOCK_MONOTONIC_COARSE };
+	for (size_t i = 0; i < sizeof(fast) / sizeof(fast[0]); i++) {
+		vdso_path_of(VDSO_FN_CLOCK_GETTIME, fast[i], &p);
+		switch (kind) {
+		case KIND_ONLY64:
+			check(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_UNTRUSTED,
+			      "only64: clock_gettime64 without clock_gettime is not trusted: "
+			      "path of clock %d: %s", (int)fast[i], path_text(&p));
+			break;
+		case KIND_ONLY32:
+			check(p.route == VDSO_ROUTE_VDSO && p.reason == VDSO_REASON_TIME32 &&
+				      str_eq(p.symbol, names.gettime32) && str_eq(p.version, names.node),
+			      "only32: the 32-bit entry %s@%s serves clock %d: %s", or_none(names.gettime32),
+			      names.node, (int)fast[i], path_text(&p));
+			break;
+		case KIND_CALLABLE:
+			check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettime) &&
+				      str_eq(p.version, names.node) && p.address != NULL,
+			      "image: clock %d served by %s@%s: %s", (int)fast[i], names.gettime,
+			      names.node, path_text(&p));
+			break;
+		}
+	}
+	/* A clock id outside 0..11: the library's answer, either way, is -EINVAL. */
+	struct vdso_timespec ts;
+	int r = vdso_clock_gettime(CLOCK_INVALID_ID, &ts);
+	check(r == -EINVAL, "image: clock_gettime(%d) is -EINVAL (got %d)", CLOCK_INVALID_ID, r);
+
+	if (kind != KIND_CALLABLE)
+		return;
+
+	/* The explicit paths: the vDSO alone does not retry, the syscall is real. */
+	if (names.gettime) {
+		r = vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_BOOTTIME_ID, &ts);
+		check(r == -ENOSYS, "image: via VDSO, clock_gettime(BOOTTIME) is the fake's -ENOSYS (got %d)",
+		      r);
+		struct vdso_timespec want = fake_gettime_value(CLOCK_MONOTONIC, names.gettime_is_time64);
+		if (kind == KIND_ONLY32)
+			want = fake_gettime_value(CLOCK_MONOTONIC, 0);
+		r = vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_MONOTONIC, &ts);
+		check(r == 0 && ts.tv_sec == want.tv_sec && ts.tv_nsec == want.tv_nsec,
+		      "image: via VDSO, clock_gettime(MONOTONIC) is the fake's");
+		r = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_MONOTONIC, &ts);
+		check(r == 0 && ts.tv_sec != want.tv_sec,
+		      "image: via SYSCALL, clock_gettime(MONOTONIC) is the kernel's");
+	}
+}
+
+static void check_getres_through_image(clockid_t c)
+{
+	struct vdso_path p;
+	vdso_path_of(VDSO_FN_CLOCK_GETRES, c, &p);
+	if (p.route != VDSO_ROUTE_VDSO) {
+		char how[64];
+		snprintf(how, sizeof(how), "image, path %s", path_text(&p));
+		check_getres_against_syscall(c, how);
+		return;
+	}
+	struct vdso_timespec got = { -1, -1 };
+	int r = vdso_clock_getres(c, &got);
+	/* {0, 7} from a 64-bit-time entry, {0, 3} from a 32-bit one. */
+	int want_nsec = str_eq(p.symbol, names.getres) ? (names.getres_is_64 ? 7 : 3)
+			: (sizeof(long) == 8 ? 7 : 3);
+	check(str_eq(p.symbol, names.getres),
+	      "image: clock_getres(%d) served by %s: %s", (int)c, names.getres, path_text(&p));
+	if (!check(r == 0 && got.tv_sec == 0 && got.tv_nsec == want_nsec,
+		   "image: clock_getres(%d) returns the fake's {0, %d}", (int)c, want_nsec))
+		diag("got %d {%" PRId64 ", %" PRId64 "}", r, got.tv_sec, got.tv_nsec);
+}
+
+static void check_others_through_image(void)
+{
+	struct vdso_path p;
+	int r;
+
+	/* gettimeofday: its own entry, or derived from clock_gettime, or syscall. */
+	vdso_path_of(VDSO_FN_GETTIMEOFDAY, 0, &p);
+	if (names.gettimeofday)
+		check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettimeofday) &&
+			      str_eq(p.version, names.node),
+		      "image: gettimeofday served by %s: %s", names.gettimeofday, path_text(&p));
+	if (p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettimeofday)) {
+		struct vdso_timeval tv = { -1, -1 };
+		struct timezone tz = { -1, -1 };
+		r = vdso_gettimeofday(&tv, &tz);
+		if (!check(r == 0 && tv.tv_sec == 0x33333 && tv.tv_usec == 0x444 &&
+				   tz.tz_minuteswest == 5 && tz.tz_dsttime == 0,
+			   "image: gettimeofday returns the fake's {0x33333, 0x444} and timezone {5, 0}"))
+			diag("got %d {%#" PRIx64 ", %#" PRIx64 "} tz {%d, %d}", r, tv.tv_sec, tv.tv_usec,
+			     tz.tz_minuteswest, tz.tz_dsttime);
+		tv.tv_sec = -1;
+		r = vdso_gettimeofday(&tv, NULL);
+		check(r == 0 && tv.tv_sec == 0x33333, "image: gettimeofday without a timezone");
+	} else {
+		check_gettimeofday_against_syscall("image, gettimeofday not from its vDSO entry");
+	}
+
+	vdso_path_of(VDSO_FN_TIME, 0, &p);
+	if (names.time)
+		check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.time),
+		      "image: time served by %s: %s", names.time, path_text(&p));
+	int64_t t = -1;
+	r = vdso_time(&t);
+	if (p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.time)) {
+		check(r >= 0 && t == 0x55555, "image: time returns the fake's 0x55555 (got %d, %#" PRIx64 ")",
+		      r, t);
+	} else if (p.route == VDSO_ROUTE_VDSO) {
+		/* Seconds of a clock_gettime through the vDSO (REALTIME or COARSE). */
+		int64_t base = fake_gettime_value(0, gettime_entry_of(p.symbol) == FAKE_TIME64).tv_sec;
+		check(r >= 0 && (t == base + CLOCK_REALTIME || t == base + CLOCK_REALTIME_COARSE),
+		      "image: time from %s is the fake's seconds (got %#" PRIx64 ")", p.symbol, t);
+	} else {
+		check_time_against_syscall("image, time by syscall");
+	}
+
+	vdso_path_of(VDSO_FN_GETCPU, 0, &p);
+	if (names.getcpu) {
+		unsigned cpu = 0, node = 0;
+		check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.getcpu),
+		      "image: getcpu served by %s: %s", names.getcpu, path_text(&p));
+		r = vdso_getcpu(&cpu, &node);
+		check(r == 0 && cpu == 3 && node == 4, "image: getcpu returns the fake's cpu 3 node 4 (got %d, %u, %u)",
+		      r, cpu, node);
+		cpu = 0;
+		r = vdso_getcpu(&cpu, NULL);
+		check(r == 0 && cpu == 3, "image: getcpu without node");
+	} else {
+		check(p.route == VDSO_ROUTE_SYSCALL, "image: getcpu by syscall: %s", path_text(&p));
+		check_getcpu_against_syscall("image");
+	}
+
+	vdso_path_of(VDSO_FN_GETRANDOM, 0, &p);
+	unsigned char buf[100];
+	memset(buf, 0, sizeof(buf));
+	ssize_t n = vdso_getrandom(buf, sizeof(buf), 0);
+	if (names.getrandom) {
+		check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.getrandom),
+		      "image: getrandom served by %s: %s", names.getrandom, path_text(&p));
+		int all_a5 = 1;
+		for (size_t i = 0; i < sizeof(buf); i++)
+			all_a5 &= buf[i] == 0xA5;
+		if (!check(n == (ssize_t)sizeof(buf) && all_a5,
+			   "image: getrandom returns the fake's 0xA5 bytes (got %zd)", n))
+			diag("first bytes %02x %02x %02x %02x", buf[0], buf[1], buf[2], buf[3]);
+	} else {
+		check(p.route == VDSO_ROUTE_SYSCALL && n == (ssize_t)sizeof(buf),
+		      "image: getrandom by syscall: %s (got %zd)", path_text(&p), n);
+	}
+
+	vdso_path_of(VDSO_FN_THREAD_POINTER, 0, &p);
+	void *tp = vdso_thread_pointer();
+	if (names.thread_area) {
+		check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.thread_area) &&
+			      str_eq(p.version, names.node),
+		      "image: thread pointer served by %s@%s: %s", names.thread_area, names.node,
+		      path_text(&p));
+		check(tp == (void *)0x7ead0000, "image: thread pointer is the fake's 0x7ead0000 (got %p)",
+		      tp);
+		check(vdso_thread_pointer_via(VDSO_VIA_SYSCALL) == expected_thread_pointer(),
+		      "image: via SYSCALL, the thread pointer is get_thread_area's");
+	} else {
+		check(p.route == VDSO_ROUTE_REGISTER && tp == expected_thread_pointer(),
+		      "image: thread pointer from the ABI register (%p): %s", tp, path_text(&p));
+	}
+}
+
+static int run_with_image(const char *file, enum image_kind kind)
+{
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0) {
+		fprintf(stderr, "callpath: %s: %s\n", file, strerror(errno));
+		return 2;
+	}
+	/* Flat, read+exec, as the kernel maps a vDSO: the image was linked
+	   with p_offset == p_vaddr so file offsets are addresses. */
+	void *base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (base == MAP_FAILED) {
+		fprintf(stderr, "callpath: %s: mmap: %s\n", file, strerror(errno));
+		return 2;
+	}
+
+	printf("# image %s mapped at %p\n", file, base);
+	if (!check(vdso_use_image(base, (size_t)st.st_size) == 0,
+		   "image: vdso_use_image before any other call"))
+		return finish();
+	int r = vdso_init();
+	if (!check(r == 0, "image: vdso_init() accepts it (%d)", r))
+		return finish();
+	check(vdso_process_image() != NULL && vdso_process_image()->data == base,
+	      "image: it is the process image");
+	check(vdso_use_image(NULL, 0) == -EBUSY, "image: vdso_use_image after init is -EBUSY");
+	pin_to_current_cpu();
+
+	check_image_paths(kind);
+	for (clockid_t c = 0; c < CLOCK_COUNT; c++)
+		check_gettime_through_image(c, kind);
+	if (kind == KIND_CALLABLE) {
+		if (names.getres) {
+			for (clockid_t c = 0; c < CLOCK_COUNT; c++)
+				check_getres_through_image(c);
+			struct vdso_timespec res;
+			r = vdso_clock_getres(CLOCK_INVALID_ID, &res);
+			check(r == -EINVAL, "image: clock_getres(%d) is -EINVAL (got %d)", CLOCK_INVALID_ID, r);
+		} else {
+			for (clockid_t c = 0; c < CLOCK_COUNT; c++)
+				check_getres_against_syscall(c, "image, no getres entry");
+		}
+		check_others_through_image();
+	}
+	return finish();
+}
+
+int main(int argc, char **argv)
+{
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (argc == 1)
+		return run_without_vdso();
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "--image") == 0) {
+		enum image_kind kind = KIND_CALLABLE;
+		if (argc == 4) {
+			if (strcmp(argv[3], "only64") == 0)
+				kind = KIND_ONLY64;
+			else if (strcmp(argv[3], "only32") == 0)
+				kind = KIND_ONLY32;
+			else if (strcmp(argv[3], "callable") != 0) {
+				fprintf(stderr, "callpath: unknown image kind '%s'\n", argv[3]);
+				return 2;
+			}
+		}
+		return run_with_image(argv[2], kind);
+	}
+	fprintf(stderr, "usage: callpath [--image FILE [callable|only64|only32]]\n");
+	return 2;
+}

@@ -1,0 +1,146 @@
+#!/bin/sh
+# tests/callpath.c on every architecture with a cross compiler, a static
+# libc and qemu-user (natively for x86_64 and i386, which the host runs):
+#   1. no vDSO (qemu-user maps none; natively the real one is hidden):
+#      every call takes the syscall and agrees with it;
+#   2. the architecture's "callable" synthetic image (tests/images) mapped
+#      flat and handed to the library with vdso_use_image(): the vDSO call
+#      path itself (calling convention, time64 preference and 32-bit
+#      overflow, -ENOSYS retry, powerpc CR0.SO, m68k thread pointer) runs on
+#      that architecture;
+#   3. arm "only64" (clock_gettime64 without clock_gettime: untrusted) and
+#      i386 "only32" (32-bit entries only) images.
+# Each architecture's library and callpath are built here, with that
+# architecture's compiler, under $VDSOKIT_BUILD/qemu-user/<arch>.
+set -u
+LC_ALL=C
+export LC_ALL
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${VDSOKIT_BUILD:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+images=$build/images
+# A library that loops (a _stick call on sparc64) or a wedged emulator must
+# not hang the whole check.
+run_timeout=${VDSOKIT_QEMU_TIMEOUT:-120}
+# The sub-makes are ours, not the outer make's jobserver children.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+
+n=0
+failed=0
+emit() { n=$((n + 1)); echo "$1 $n - $2"; [ "$1" = ok ] || failed=$((failed + 1)); }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+
+if [ ! -f "$images/.built" ]; then
+	echo "1..0 # SKIP no synthetic images in $images: run make images (make check does)"
+	exit 0
+fi
+
+# run_tap LABEL COMMAND...: runs a callpath, renumbers its TAP lines into
+# ours with LABEL in front, then one more line for how it ended (exit
+# status, plan complete) so that a crash or a hang is a failure too.
+run_tap() {
+	label=$1
+	shift
+	out=$build/qemu-user/last.out
+	timeout "$run_timeout" "$@" >"$out" 2>&1
+	status=$?
+	summary=$(awk -v start="$n" -v label="$label" -v res="$build/qemu-user/last.res" '
+		/^(not )?ok [0-9]+ - / {
+			m++
+			nok = ($1 == "not")
+			sub(/^(not )?ok [0-9]+ - /, "")
+			printf "%s %d - %s: %s\n", nok ? "not ok" : "ok", start + m, label, $0
+			if (nok) f++
+			next
+		}
+		/^1\.\.[0-9]+$/ { plan = substr($0, 4) + 0; next }
+		{ print "# " $0 }
+		END { printf "%d %d %d\n", m, f, plan + 0 > res }' "$out")
+	printf '%s\n' "$summary"
+	read -r count fails plan <"$build/qemu-user/last.res"
+	n=$((n + count))
+	failed=$((failed + fails))
+	if [ "$status" -eq 124 ]; then
+		emit "not ok" "$label: timed out after ${run_timeout}s (a call that never returns?)"
+	elif [ "$status" -ge 128 ]; then
+		emit "not ok" "$label: killed by signal $((status - 128)) after $count checks"
+	elif [ "$plan" -eq 0 ] || [ "$plan" -ne "$count" ]; then
+		emit "not ok" "$label: incomplete (plan $plan, $count checks, exit $status)"
+	else
+		emit ok "$label: ran to the end ($count checks, exit $status)"
+	fi
+}
+
+# arch compiler image-dir qemu-binary ("-" = native only) extra-runs
+targets="
+x86_64  gcc                             x86_64  -
+i386    i686-linux-gnu-gcc-12           i386    qemu-i386-static
+aarch64 aarch64-linux-gnu-gcc-12        aarch64 qemu-aarch64-static
+arm     arm-linux-gnueabihf-gcc-12      arm     qemu-arm-static
+riscv64 riscv64-linux-gnu-gcc-12        riscv64 qemu-riscv64-static
+ppc32   powerpc-linux-gnu-gcc-12        ppc32   qemu-ppc-static
+ppc64le powerpc64le-linux-gnu-gcc-12    ppc64le qemu-ppc64le-static
+s390x   s390x-linux-gnu-gcc-12          s390x   qemu-s390x-static
+mips64  mips64el-linux-gnuabi64-gcc-12  mips64  qemu-mips64el-static
+sparc64 sparc64-linux-gnu-gcc-12        sparc64 qemu-sparc64-static
+m68k    m68k-linux-gnu-gcc-12           m68k    qemu-m68k-static
+"
+
+mkdir -p "$build/qemu-user"
+echo "$targets" | while read -r arch cc imgdir qemu; do
+	[ -n "$arch" ] || continue
+	echo "$arch $cc $imgdir $qemu"
+done >"$build/qemu-user/targets"
+
+while read -r arch cc imgdir qemu; do
+	if ! command -v "$cc" >/dev/null 2>&1; then
+		skip "$arch: no compiler $cc"
+		continue
+	fi
+	image=$images/$imgdir/callable.so
+	if [ ! -f "$image" ]; then
+		skip "$arch: no synthetic image ($(cat "$images/$imgdir/SKIP" 2>/dev/null || echo "not built"))"
+		continue
+	fi
+	bdir=$build/qemu-user/$arch
+	log=$bdir.build.log
+	case $cc in *-gcc-12) ar=${cc%-gcc-12}-ar ;; *) ar=ar ;; esac
+	if make -C "$top" -s -j2 CC="$cc" AR="$ar" BUILD="$bdir" LDFLAGS=-static "$bdir/tests/callpath" \
+		>"$log" 2>&1; then
+		emit ok "$arch: library and callpath build with $cc -static"
+	else
+		emit "not ok" "$arch: library and callpath build with $cc -static"
+		tail -20 "$log" | sed 's/^/#   /'
+		continue
+	fi
+	prog=$bdir/tests/callpath
+
+	runners=
+	case $arch in x86_64 | i386) runners=native ;; esac
+	if [ "$qemu" != - ]; then
+		if command -v "$qemu" >/dev/null 2>&1; then
+			runners="$runners $qemu"
+		else
+			skip "$arch: no $qemu"
+		fi
+	fi
+	for runner in $runners; do
+		if [ "$runner" = native ]; then
+			run=
+			where="$arch native"
+		else
+			run=$runner
+			where="$arch $runner"
+		fi
+		run_tap "$where" $run "$prog"
+		run_tap "$where" $run "$prog" --image "$image"
+		case $arch in
+		arm)  run_tap "$where" $run "$prog" --image "$images/arm/only64.so" only64 ;;
+		i386) run_tap "$where" $run "$prog" --image "$images/i386/only32.so" only32 ;;
+		esac
+	done
+done <"$build/qemu-user/targets"
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
