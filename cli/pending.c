@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Subcommands whose implementation has not landed yet.  Each file that
- * lands (verify.c, abi.c, doctor.c, …) removes its entry here.
+ * Subcommands whose implementation has not landed yet.  The definitions
+ * are weak: as soon as verify.c, abi.c or doctor.c defines its command,
+ * the linker takes that one, so a subcommand can land without touching
+ * this file (delete it once all three are in).
  */
 #include <stdio.h>
 
@@ -14,7 +16,7 @@ static int not_available(const char *cmd)
 }
 
 #define PENDING_COMMAND(name) \
-	int cmd_##name(int argc, char **argv) \
+	__attribute__((weak)) int cmd_##name(int argc, char **argv) \
 	{ \
 		(void)argc; (void)argv; \
 		return not_available(#name); \

@@ -70,17 +70,26 @@ int cli_getopt(int argc, char **argv, const char *shortopts,
 	snprintf(fmt, sizeof(fmt), ":%s", shortopts);
 	int prev = optind ? optind : 1;
 	int c = getopt_long(argc, argv, fmt, longopts, NULL);
-	if (c == '?' || c == ':') {
-		const char *arg = prev < argc ? argv[prev] : "";
-		if (c == ':') {
-			if (optopt && optopt != '?')
-				cli_usage_error(argv[0], "option '-%c' needs a value", optopt);
-			else
-				cli_usage_error(argv[0], "option '%s' needs a value", arg);
-		} else if (optopt) {
-			cli_usage_error(argv[0], "unknown option '-%c'", optopt);
+	if (c == ':') {
+		/* The option is the last word: as typed, "--time" or "-o". */
+		const char *opt = optind > 0 && optind <= argc ? argv[optind - 1] : "?";
+		cli_usage_error(argv[0], "option '%s' needs a value", opt);
+		return '?';
+	}
+	if (c == '?') {
+		const char *word = prev < argc ? argv[prev] : "?";
+		if (strncmp(word, "--", 2) == 0) {
+			/* A known long option given "=value" it does not take? */
+			size_t len = strcspn(word + 2, "=");
+			for (const struct option *o = longopts; o->name; o++)
+				if (word[2 + len] == '=' && strlen(o->name) == len &&
+				    strncmp(o->name, word + 2, len) == 0) {
+					cli_usage_error(argv[0], "option '--%s' takes no value", o->name);
+					return '?';
+				}
+			cli_usage_error(argv[0], "unknown option '%s'", word);
 		} else {
-			cli_usage_error(argv[0], "unknown option '%s'", arg);
+			cli_usage_error(argv[0], "unknown option '-%c'", optopt ? optopt : '?');
 		}
 		return '?';
 	}
