@@ -304,28 +304,26 @@ static int measure(struct bench_run *run, const struct bench_options *o)
 	if (run->row_count == 0)
 		return cli_usage_error("bench", "nothing to measure");
 
-	/* The floor and the cross-check loops take about one case's share. */
+	/*
+	 * The floor takes a small share; the cross-check loops (~50 ms) come
+	 * after.  The cases share what is left, measured in one session.
+	 */
 	run->config.batch_ns = BATCH_NS;
 	run->config.min_batches = MIN_BATCHES;
 	run->config.max_batches = MAX_BATCHES;
-	run->config.seconds_per_case = o->budget_s * 0.96 / (run->row_count + 1);
+	run->config.seconds = o->budget_s * 0.02;
+	bench_measure_floor(&run->config, &run->floor);
 
-	struct bench_config floor_config = run->config;
-	floor_config.seconds_per_case /= 4;
-	bench_measure_floor(&floor_config, &run->floor);
-
-	/*
-	 * Each case gets an equal share of what is left of the budget, so a
-	 * case that overran (calibration on a busy machine) is paid back by
-	 * the next ones and the whole run stays close to --time.
-	 */
+	static struct bench_case cases[MAX_CASES];
+	static struct bench_result results[MAX_CASES][BENCH_PATH_COUNT];
 	bool wanted[BENCH_PATH_COUNT] = { true, true, true, true };
-	double budget_end = start + o->budget_s * 0.96 * 1e9;
-	for (unsigned i = 0; i < run->row_count; i++) {
-		double left = (budget_end - bench_now_ns()) / 1e9;
-		run->config.seconds_per_case = left > 0 ? left / (run->row_count - i) : 0;
-		bench_measure(&run->rows[i].c, wanted, &run->config, run->rows[i].r);
-	}
+	for (unsigned i = 0; i < run->row_count; i++)
+		cases[i] = run->rows[i].c;
+	double left = start + o->budget_s * 0.96 * 1e9 - bench_now_ns();
+	run->config.seconds = left > 0 ? left / 1e9 : 0;
+	bench_measure_cases(cases, run->row_count, wanted, &run->config, results);
+	for (unsigned i = 0; i < run->row_count; i++)
+		memcpy(run->rows[i].r, results[i], sizeof(results[i]));
 	run_crosschecks(run);
 	run->elapsed_s = (bench_now_ns() - start) / 1e9;
 	return 0;

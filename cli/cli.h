@@ -310,7 +310,7 @@ struct bench_result {
 };
 
 struct bench_config {
-	double seconds_per_case;   /* batches of every path of a case share it */
+	double seconds;            /* wall-clock budget of one measuring call */
 	double batch_ns;           /* calibrated batch duration (50–200 µs)   */
 	unsigned min_batches;      /* at least 31                             */
 	unsigned max_batches;
@@ -319,10 +319,15 @@ struct bench_config {
 /* Label and argument for func (arg: clock id, or getrandom length). */
 void bench_case_init(struct bench_case *c, enum vdso_func func, long arg);
 /*
- * Measures the wanted paths of one case, their batches interleaved round
- * robin so that a disturbance hits every path alike.  A path the host does
- * not have (no vDSO symbol) comes back with available = false.
+ * Measures the wanted paths of `count` cases within config->seconds: all
+ * calibrated first, then in rounds of one batch per case and path, so that
+ * a disturbance hits every figure alike.  A path the host does not have
+ * (no vDSO symbol) comes back with available = false.
  */
+void bench_measure_cases(const struct bench_case *cases, unsigned count,
+			 const bool wanted[BENCH_PATH_COUNT], const struct bench_config *config,
+			 struct bench_result (*results)[BENCH_PATH_COUNT]);
+/* The same for one case. */
 void bench_measure(const struct bench_case *c, const bool wanted[BENCH_PATH_COUNT],
 		   const struct bench_config *config, struct bench_result results[BENCH_PATH_COUNT]);
 /* The floor: an empty call through a volatile function pointer. */

@@ -327,80 +327,108 @@ static void summarize(double *means, unsigned count, uint64_t calls_per_batch,
 	r->mean_ns = sum / count;
 }
 
-static unsigned batch_count(const struct bench_config *config, unsigned paths)
+/* One path of one case: its loop, batch size and batch means. */
+struct slot {
+	bench_loop *loop;
+	long arg;
+	uint64_t per_batch;
+	double *means;
+	struct bench_result *out;
+};
+
+static void *checked_calloc(size_t count, size_t size)
 {
-	double fit = config->seconds_per_case * 1e9 / (config->batch_ns * (paths ? paths : 1));
-	unsigned n = fit > config->max_batches ? config->max_batches : (unsigned)fit;
-	return n < config->min_batches ? config->min_batches : n;
+	void *p = calloc(count ? count : 1, size);
+	if (!p) {
+		fprintf(stderr, "%s: out of memory\n", CLI_PROGRAM);
+		exit(CLI_EXIT_USAGE);
+	}
+	return p;
 }
 
 /*
- * The batches go round robin over the paths until each has its share, or
- * until the case's wall-clock time is spent (with at least min_batches
- * each): on a loaded machine the wall time stays within the budget and the
- * figures rest on fewer batches instead.
+ * Every slot is calibrated first; then the batches go in rounds, one batch
+ * of every slot per round, until the rounds planned for the budget are
+ * done or the wall-clock budget is spent (at least min_batches rounds).
+ * So each figure samples the whole run: a burst of load from a neighbour
+ * slows a few batches of every figure instead of all batches of one, and
+ * the medians stay put.
  */
-static void measure_loops(bench_loop *const *path_loops, long arg, unsigned paths,
-			  const struct bench_config *config, struct bench_result *const *out)
+static void measure_slots(struct slot *slots, unsigned count, const struct bench_config *config)
 {
-	uint64_t per_batch[BENCH_PATH_COUNT];
-	double *means[BENCH_PATH_COUNT];
-	unsigned batches = batch_count(config, paths);
-	double deadline = bench_now_ns() + config->seconds_per_case * 1e9;
+	double start = bench_now_ns();
+	double deadline = start + config->seconds * 1e9;
 
-	for (unsigned p = 0; p < paths; p++) {
+	for (unsigned i = 0; i < count; i++) {
 		/* Warm-up: lazy binding, the library's first-use resolve, caches. */
-		path_loops[p](arg, 64);
-		per_batch[p] = calibrate(path_loops[p], arg, config->batch_ns);
-		means[p] = malloc(batches * sizeof(double));
-		if (!means[p]) {
-			fprintf(stderr, "%s: out of memory\n", CLI_PROGRAM);
-			exit(CLI_EXIT_USAGE);
-		}
+		slots[i].loop(slots[i].arg, 64);
+		slots[i].per_batch = calibrate(slots[i].loop, slots[i].arg, config->batch_ns);
 	}
+	double left = deadline - bench_now_ns();
+	double fit = left > 0 ? left / (config->batch_ns * count) : 0;
+	unsigned rounds = fit > config->max_batches ? config->max_batches : (unsigned)fit;
+	if (rounds < config->min_batches)
+		rounds = config->min_batches;
+	for (unsigned i = 0; i < count; i++)
+		slots[i].means = checked_calloc(rounds, sizeof(double));
+
 	unsigned done = 0;
-	while (done < batches) {
-		for (unsigned p = 0; p < paths; p++)
-			means[p][done] = time_batch(path_loops[p], arg, per_batch[p]) / per_batch[p];
+	while (done < rounds) {
+		for (unsigned i = 0; i < count; i++) {
+			struct slot *s = &slots[i];
+			s->means[done] = time_batch(s->loop, s->arg, s->per_batch) / s->per_batch;
+		}
 		done++;
 		if (done >= config->min_batches && bench_now_ns() > deadline)
 			break;
 	}
-	for (unsigned p = 0; p < paths; p++) {
-		summarize(means[p], done, per_batch[p], out[p]);
-		free(means[p]);
+	for (unsigned i = 0; i < count; i++) {
+		summarize(slots[i].means, done, slots[i].per_batch, slots[i].out);
+		free(slots[i].means);
 	}
+}
+
+void bench_measure_cases(const struct bench_case *cases, unsigned count,
+			 const bool wanted[BENCH_PATH_COUNT], const struct bench_config *config,
+			 struct bench_result (*results)[BENCH_PATH_COUNT])
+{
+	struct slot *slots = checked_calloc((size_t)count * BENCH_PATH_COUNT, sizeof(*slots));
+	unsigned used = 0;
+
+	for (unsigned k = 0; k < count; k++) {
+		const struct bench_case *c = &cases[k];
+		for (unsigned p = 0; p < BENCH_PATH_COUNT; p++) {
+			struct bench_result *r = &results[k][p];
+			memset(r, 0, sizeof(*r));
+			r->median_ns = r->min_ns = r->p90_ns = r->mean_ns = NAN;
+			if (!wanted[p] || c->func >= VDSO_FN_COUNT)
+				continue;
+			r->available = probe(c, p, &r->first_result);
+			if (!r->available)
+				continue;
+			slots[used].loop = loops[c->func][p];
+			slots[used].arg = c->arg;
+			slots[used].out = r;
+			used++;
+		}
+	}
+	if (used)
+		measure_slots(slots, used, config);
+	free(slots);
 }
 
 void bench_measure(const struct bench_case *c, const bool wanted[BENCH_PATH_COUNT],
 		   const struct bench_config *config, struct bench_result results[BENCH_PATH_COUNT])
 {
-	bench_loop *path_loops[BENCH_PATH_COUNT];
-	struct bench_result *out[BENCH_PATH_COUNT];
-	unsigned paths = 0;
-
-	for (unsigned p = 0; p < BENCH_PATH_COUNT; p++) {
-		struct bench_result *r = &results[p];
-		memset(r, 0, sizeof(*r));
-		r->median_ns = r->min_ns = r->p90_ns = r->mean_ns = NAN;
-		if (!wanted[p] || c->func >= VDSO_FN_COUNT)
-			continue;
-		r->available = probe(c, p, &r->first_result);
-		if (!r->available)
-			continue;
-		path_loops[paths] = loops[c->func][p];
-		out[paths++] = r;
-	}
-	if (paths)
-		measure_loops(path_loops, c->arg, paths, config, out);
+	bench_measure_cases(c, 1, wanted, config, (struct bench_result (*)[BENCH_PATH_COUNT])results);
 }
 
 void bench_measure_floor(const struct bench_config *config, struct bench_result *result)
 {
-	bench_loop *loop = floor_loop;
+	struct slot slot = { .loop = floor_loop, .out = result };
 	memset(result, 0, sizeof(*result));
 	result->available = true;
-	measure_loops(&loop, 0, 1, config, &result);
+	measure_slots(&slot, 1, config);
 }
 
 double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uint64_t calls)

@@ -83,7 +83,7 @@ static const char *no_vdso_reason(const struct host_facts *h, int init_result)
 static void measure_quick(struct quick_row *rows)
 {
 	struct bench_config config = {
-		.seconds_per_case = REPORT_BUDGET_S / QUICK_COUNT,
+		.seconds = REPORT_BUDGET_S,
 		.batch_ns = 50e3,
 		.min_batches = 31,
 		.max_batches = 1000,
@@ -95,8 +95,13 @@ static void measure_quick(struct quick_row *rows)
 
 	if (cpu >= 0)
 		bench_pin_to_cpu(cpu);
+	struct bench_case cases[QUICK_COUNT];
+	struct bench_result results[QUICK_COUNT][BENCH_PATH_COUNT];
 	for (unsigned i = 0; i < QUICK_COUNT; i++)
-		bench_measure(&rows[i].c, wanted, &config, rows[i].r);
+		cases[i] = rows[i].c;
+	bench_measure_cases(cases, QUICK_COUNT, wanted, &config, results);
+	for (unsigned i = 0; i < QUICK_COUNT; i++)
+		memcpy(rows[i].r, results[i], sizeof(results[i]));
 	if (restore)
 		sched_setaffinity(0, sizeof(saved), &saved);
 }
