@@ -16,16 +16,24 @@
 	[SYM_GETTIMEOFDAY]    = { "__vdso_gettimeofday",    "LINUX_2.6" }, \
 }
 
-/* r7 carries the number; it is free because we build with the frame
- * pointer omitted (the default at -O1 and above). */
+/*
+ * r7 carries the number, but r7 is the Thumb frame pointer when frames are
+ * kept (-O0, -fno-omit-frame-pointer), where gcc refuses it as an operand:
+ * it is saved in ip (scratch across calls) around the svc instead.
+ */
 static inline long arch_syscall4(long n, long a, long b, long c, long d)
 {
-	register long r7 __asm__("r7") = n;
 	register long r0 __asm__("r0") = a;
 	register long r1 __asm__("r1") = b;
 	register long r2 __asm__("r2") = c;
 	register long r3 __asm__("r3") = d;
-	__asm__ volatile("svc 0" : "+r"(r0) : "r"(r7), "r"(r1), "r"(r2), "r"(r3) : "memory");
+	__asm__ volatile("mov ip, r7\n\t"
+			 "mov r7, %1\n\t"
+			 "svc 0\n\t"
+			 "mov r7, ip"
+			 : "+r"(r0)
+			 : "r"(n), "r"(r1), "r"(r2), "r"(r3)
+			 : "ip", "memory");
 	return r0;
 }
 

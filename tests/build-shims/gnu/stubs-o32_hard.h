@@ -1,0 +1,1 @@
+/* Empty: lets tests/build.t compile-check an ABI whose libc Debian does not ship. */
