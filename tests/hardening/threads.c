@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+/*
+ * 64 threads race the first call of every function of the library.  The
+ * threads are released together from a barrier, each starting with a
+ * different function, in a fresh process per round (the first call only
+ * happens once per process).  Then:
+ *
+ *   - every result is valid: clocks inside a syscall sandwich taken around
+ *     the race, getres equal to the syscall's, getcpu below the CPU count,
+ *     getrandom filling its buffer, the thread pointer the kernel's;
+ *   - there was one resolution: vdso_process_image() and every resolved
+ *     address are the same pointers in every thread;
+ *   - built with -fsanitize=thread (threads-tsan.t), ThreadSanitizer
+ *     reports nothing (a report makes the round's process exit non-zero).
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "vdsokit.h"
+#include "../tap.h"
+
+enum { THREADS = 64, ROUNDS = 8 };
+
+enum call { C_GETTIME, C_GETRES, C_GETTIMEOFDAY, C_TIME, C_GETCPU, C_GETRANDOM, C_TP, C_PATH, C_COUNT };
+
+struct result {
+	int rc[C_COUNT];
+	struct vdso_timespec gettime, getres;
+	struct vdso_timeval tv;
+	int64_t seconds;
+	unsigned cpu;
+	unsigned char random[32];
+	void *tp, *tp_kernel;
+	const struct vdso_image *image;
+	const void *address[VDSO_FN_COUNT];
+	int init;
+};
+
+static pthread_barrier_t start_line;
+static struct result results[THREADS];
+
+static void make_call(enum call c, struct result *r)
+{
+	switch (c) {
+	case C_GETTIME: r->rc[c] = vdso_clock_gettime(CLOCK_REALTIME, &r->gettime); break;
+	case C_GETRES: r->rc[c] = vdso_clock_getres(CLOCK_MONOTONIC, &r->getres); break;
+	case C_GETTIMEOFDAY: r->rc[c] = vdso_gettimeofday(&r->tv, NULL); break;
+	case C_TIME: r->rc[c] = vdso_time(&r->seconds); break;
+	case C_GETCPU: r->rc[c] = vdso_getcpu(&r->cpu, NULL); break;
+	case C_GETRANDOM:
+		r->rc[c] = (int)vdso_getrandom(r->random, sizeof(r->random), 0) == (int)sizeof(r->random)
+				   ? 0 : -1;
+		break;
+	case C_TP: r->tp = vdso_thread_pointer(); r->rc[c] = 0; break;
+	case C_PATH: {
+		struct vdso_path p;
+		r->rc[c] = vdso_path_of(VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+		break;
+	}
+	default: break;
+	}
+}
+
+static void *racer(void *arg)
+{
+	struct result *r = arg;
+	int first = (int)(r - results) % C_COUNT;
+	pthread_barrier_wait(&start_line);
+	for (int i = 0; i < C_COUNT; i++)
+		make_call((enum call)((first + i) % C_COUNT), r);
+	/* After the race: wait for the one initialisation, then record what it chose. */
+	r->init = vdso_init();
+	r->image = vdso_process_image();
+	for (int f = 0; f < VDSO_FN_COUNT; f++) {
+		struct vdso_path p;
+		vdso_path_of((enum vdso_func)f, CLOCK_MONOTONIC, &p);
+		r->address[f] = p.address;
+	}
+	r->tp_kernel = vdso_thread_pointer_via(VDSO_VIA_SYSCALL);
+	return NULL;
+}
+
+static long long ns(const struct vdso_timespec *t) { return (long long)t->tv_sec * 1000000000LL + t->tv_nsec; }
+
+static int all_zero(const unsigned char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (b[i])
+			return 0;
+	return 1;
+}
+
+/* One round, in its own process: the number of failed checks, printed as TAP by the parent. */
+static int round_checks(int round)
+{
+	struct vdso_timespec before, after, res;
+	long cpus = sysconf(_SC_NPROCESSORS_CONF);
+	pthread_t tids[THREADS];
+	int failed = 0;
+#define CHECK(cond, ...) do { if (!(cond)) { failed++; printf("# round %d: ", round); \
+	printf(__VA_ARGS__); printf("\n"); } } while (0)
+
+	memset(results, 0, sizeof(results));
+	pthread_barrier_init(&start_line, NULL, THREADS);
+	/* The sandwich: raw syscalls, which do not initialise the library. */
+	vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &before);
+	vdso_clock_getres_via(VDSO_VIA_SYSCALL, CLOCK_MONOTONIC, &res);
+	for (int t = 0; t < THREADS; t++)
+		if (pthread_create(&tids[t], NULL, racer, &results[t]) != 0) {
+			printf("# round %d: pthread_create failed\n", round);
+			return 1;
+		}
+	for (int t = 0; t < THREADS; t++)
+		pthread_join(tids[t], NULL);
+	vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &after);
+
+	const struct result *r0 = &results[0];
+	for (int t = 0; t < THREADS; t++) {
+		const struct result *r = &results[t];
+		for (int c = 0; c < C_COUNT; c++)
+			CHECK(r->rc[c] == 0, "thread %d: call %d returned %d", t, c, r->rc[c]);
+		CHECK(ns(&before) <= ns(&r->gettime) && ns(&r->gettime) <= ns(&after),
+		      "thread %d: clock_gettime %lld outside [%lld, %lld]", t, ns(&r->gettime),
+		      ns(&before), ns(&after));
+		CHECK(ns(&r->getres) == ns(&res), "thread %d: getres %lld, syscall's %lld", t,
+		      ns(&r->getres), ns(&res));
+		long long tv_ns = (long long)r->tv.tv_sec * 1000000000LL + r->tv.tv_usec * 1000LL;
+		CHECK(tv_ns >= ns(&before) / 1000 * 1000 && tv_ns <= ns(&after),
+		      "thread %d: gettimeofday %lld outside the sandwich", t, tv_ns);
+		/* time() may read the coarse clock, one tick behind. */
+		CHECK(r->seconds >= before.tv_sec - 1 && r->seconds <= after.tv_sec,
+		      "thread %d: time %lld outside [%lld, %lld]", t, (long long)r->seconds,
+		      (long long)before.tv_sec, (long long)after.tv_sec);
+		CHECK(cpus <= 0 || r->cpu < (unsigned)cpus, "thread %d: getcpu %u of %ld CPUs", t,
+		      r->cpu, cpus);
+		CHECK(!all_zero(r->random, sizeof(r->random)), "thread %d: getrandom left zeros", t);
+		CHECK(r->tp == r->tp_kernel, "thread %d: thread pointer %p, kernel's %p", t, r->tp,
+		      r->tp_kernel);
+		/* One resolution: the same image and the same entry points everywhere. */
+		CHECK(r->init == r0->init && r->image == r0->image,
+		      "thread %d: init %d image %p, thread 0: init %d image %p", t, r->init,
+		      (const void *)r->image, r0->init, (const void *)r0->image);
+		for (int f = 0; f < VDSO_FN_COUNT; f++)
+			CHECK(r->address[f] == r0->address[f], "thread %d: %s resolved at %p, thread 0 at %p",
+			      t, vdso_func_name((enum vdso_func)f), r->address[f], r0->address[f]);
+		for (int u = 0; u < t; u++)
+			CHECK(memcmp(results[u].random, r->random, sizeof(r->random)) != 0,
+			      "threads %d and %d drew the same random bytes", u, t);
+	}
+	CHECK(r0->init == 0 ? r0->image != NULL : r0->image == NULL,
+	      "vdso_init %d but vdso_process_image %p", r0->init, (const void *)r0->image);
+	if (round == 0)
+		diag("vdso_init %d, image %p, clock_gettime at %p", r0->init, (const void *)r0->image,
+		     r0->address[VDSO_FN_CLOCK_GETTIME]);
+	fflush(stdout);
+	return failed;
+}
+
+int main(void)
+{
+	(void)skip; /* tap.h's, unused here */
+	for (int round = 0; round < ROUNDS; round++) {
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(round_checks(round) ? 1 : 0);
+		int status;
+		waitpid(pid, &status, 0);
+		/* ThreadSanitizer exits 66 after a report. */
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		   "round %d: %d threads race the first call of every function: %s", round, THREADS,
+		   WIFSIGNALED(status) ? "killed by a signal"
+		   : WEXITSTATUS(status) == 66 ? "ThreadSanitizer report"
+		   : WEXITSTATUS(status) ? "wrong results" : "one resolution, valid results");
+	}
+	return done_testing();
+}
