@@ -65,11 +65,6 @@ $(LIB_SO): $(LIB_PIC_OBJS) src/libvdsokit.map
 	      $(LIB_PIC_OBJS) $(filter-out -static,$(LDFLAGS))
 	ln -sf libvdsokit.so.$(SOVERSION) $(BUILD)/lib/libvdsokit.so
 
-$(BUILD)/vdsokit.pc: vdsokit.pc.in
-	@mkdir -p $(BUILD)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
-	    -e 's|@VERSION@|$(VERSION)|' $< > $@
-
 # Each area keeps its rules beside its sources.
 -include cli/cli.mk
 -include tests/tests.mk
@@ -78,13 +73,15 @@ $(BUILD)/vdsokit.pc: vdsokit.pc.in
 -include fuzz/fuzz.mk
 -include bench/bench.mk
 
-install: lib $(BUILD)/vdsokit.pc
+# The .pc file is written at install time: it records this PREFIX.
+install: all
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCDIR)
 	install -m 644 include/vdsokit.h $(DESTDIR)$(INCDIR)/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf libvdsokit.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libvdsokit.so
-	install -m 644 $(BUILD)/vdsokit.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCDIR@|$(INCDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' vdsokit.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/vdsokit.pc
 	@if [ -x $(BUILD)/vdsokit ]; then \
 		install -d $(DESTDIR)$(BINDIR) && install -m 755 $(BUILD)/vdsokit $(DESTDIR)$(BINDIR)/; fi
 	@for m in man/*.1 man/*.3; do [ -f "$$m" ] || continue; \
