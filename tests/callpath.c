@@ -511,6 +511,10 @@ static void check_image_paths(enum image_kind kind)
 		r = vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_MONOTONIC, &ts);
 		check(r == 0 && ts.tv_sec == want.tv_sec && ts.tv_nsec == want.tv_nsec,
 		      "image: via VDSO, clock_gettime(MONOTONIC) is the fake's");
+		/* The error convention (powerpc: CR0.SO and a positive r3). */
+		r = vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_INVALID_ID, &ts);
+		check(r == -EINVAL, "image: via VDSO, clock_gettime(%d) is the fake's -EINVAL (got %d)",
+		      CLOCK_INVALID_ID, r);
 		r = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_MONOTONIC, &ts);
 		check(r == 0 && ts.tv_sec != want.tv_sec,
 		      "image: via SYSCALL, clock_gettime(MONOTONIC) is the kernel's");

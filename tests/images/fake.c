@@ -202,7 +202,7 @@ FAKE void *fake_get_thread_area(void)
  * return, so a library that calls them hangs here too (and the test's
  * timeout reports it).
  */
-FAKE int fake_spin_forever(void)
+FAKE void fake_spin_forever(void)
 {
 	for (;;)
 		__asm__ volatile("");
