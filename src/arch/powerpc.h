@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * powerpc (32 and 64, either byte order): __kernel_* in LINUX_2.6.15;
- * ppc32's clock_gettime64 came in LINUX_5.11.  Both the syscall and the
+ * powerpc (32 and 64, either byte order): __kernel_* in LINUX_2.6.15,
+ * ppc32's clock_gettime64 (5.11) and clock_getres_time64 included: the
+ * kernel's vdso32.lds.S has a single version node, no separate LINUX_5.11
+ * one.  Both the syscall and the
  * vDSO report errors the powerpc way: CR0.SO set and a positive errno in
  * r3, which C cannot see, so both are called from assembly here.
  */
@@ -15,8 +17,9 @@
 
 #define ARCH_SYMBOLS {                                                     \
 	[SYM_CLOCK_GETTIME]   = { "__kernel_clock_gettime",   "LINUX_2.6.15" }, \
-	[SYM_CLOCK_GETTIME64] = { "__kernel_clock_gettime64", "LINUX_5.11" },   \
+	[SYM_CLOCK_GETTIME64] = { "__kernel_clock_gettime64", "LINUX_2.6.15" }, \
 	[SYM_CLOCK_GETRES]    = { "__kernel_clock_getres",    "LINUX_2.6.15" }, \
+	[SYM_CLOCK_GETRES64]  = { "__kernel_clock_getres_time64", "LINUX_2.6.15" }, \
 	[SYM_GETTIMEOFDAY]    = { "__kernel_gettimeofday",    "LINUX_2.6.15" }, \
 	[SYM_TIME]            = { "__kernel_time",            "LINUX_2.6.15" }, \
 	[SYM_GETCPU]          = { "__kernel_getcpu",          "LINUX_2.6.15" }, \
