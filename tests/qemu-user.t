@@ -42,6 +42,10 @@ fi
 run_tap() {
 	label=$1
 	shift
+	case "$*" in
+	*--image*) phase="image $(basename "$(printf '%s\n' "$*" | sed 's/.*--image \([^ ]*\).*/\1/')")" ;;
+	*)         phase="no vDSO" ;;
+	esac
 	out=$build/qemu-user/last.out
 	timeout "$run_timeout" "$@" >"$out" 2>&1
 	status=$?
@@ -55,6 +59,7 @@ run_tap() {
 			next
 		}
 		/^1\.\.[0-9]+$/ { plan = substr($0, 4) + 0; next }
+		/^#/ { print; next }
 		{ print "# " $0 }
 		END { printf "%d %d %d\n", m, f, plan + 0 > res }' "$out")
 	printf '%s\n' "$summary"
@@ -62,13 +67,13 @@ run_tap() {
 	n=$((n + count))
 	failed=$((failed + fails))
 	if [ "$status" -eq 124 ]; then
-		emit "not ok" "$label: timed out after ${run_timeout}s (a call that never returns?)"
+		emit "not ok" "$label, $phase: timed out after ${run_timeout}s (a call that never returns?)"
 	elif [ "$status" -ge 128 ]; then
-		emit "not ok" "$label: killed by signal $((status - 128)) after $count checks"
+		emit "not ok" "$label, $phase: killed by signal $((status - 128)) after $count checks"
 	elif [ "$plan" -eq 0 ] || [ "$plan" -ne "$count" ]; then
-		emit "not ok" "$label: incomplete (plan $plan, $count checks, exit $status)"
+		emit "not ok" "$label, $phase: incomplete (plan $plan, $count checks, exit $status)"
 	else
-		emit ok "$label: ran to the end ($count checks, exit $status)"
+		emit ok "$label, $phase: ran to the end ($count checks, exit $status)"
 	fi
 }
 
