@@ -23,3 +23,6 @@ $(CLI_BIN): $(CLI_OBJS) $(LIB_A)
 # `make run`: what the README's first command shows.
 run: $(CLI_BIN)
 	$(CLI_BIN) report
+
+# verify, abi and doctor share headers of their own (cli/checks.h, cli/abi.h).
+$(filter $(BUILD)/cli/verify% $(BUILD)/cli/abi% $(BUILD)/cli/checks.o $(BUILD)/cli/doctor%,$(CLI_OBJS)): cli/checks.h cli/abi.h

@@ -1,0 +1,208 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdsokit verify: every vDSO function against the raw syscall, in this
+ * process and inside a time namespace.  The checks live in verify_*.c;
+ * this file parses the options, shares out the time budget and reports.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checks.h"
+
+#define DEFAULT_SECONDS 1.0
+#define MAX_CHECKS 256
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s verify [--time SECONDS] [--threads N] [--json]\n"
+		"\n"
+		"Checks the vDSO's answers against the raw syscall's, through the raw\n"
+		"vDSO symbol and through libvdsokit:\n"
+		"  clock_gettime   ids 0-11 between a syscall reading taken before and one\n"
+		"                  after, repeated; invalid ids rejected with the same error\n"
+		"  clock_getres    equal to the syscall's, every id\n"
+		"  gettimeofday    within the CLOCK_REALTIME sandwich, same timezone, NULL ok\n"
+		"  time            within the CLOCK_REALTIME seconds\n"
+		"  getcpu          equal to the syscall's on every allowed CPU\n"
+		"  monotonic       never backwards, within and across N threads\n"
+		"  getrandom       full lengths, distinct outputs\n"
+		"  timens          the clock checks inside a new time namespace with offsets\n"
+		"                  (needs CAP_SYS_ADMIN or unprivileged user namespaces)\n"
+		"\n"
+		"Options:\n"
+		"  --time SECONDS  time budget of the repeated checks (default %.1f)\n"
+		"  --threads N     threads of the monotonic check (default: allowed CPUs, >= 2)\n"
+		"  --json          machine-readable output (schema vdsokit-verify)\n"
+		"  --image FILE    test aid: check the functions of this vDSO image file\n"
+		"                  instead of the process's vDSO\n"
+		"  -h, --help      this help\n"
+		"\n"
+		"Exit status: 0 every check passed or was skipped with a reason, 1 a check\n"
+		"failed, 2 usage error.\n", CLI_PROGRAM, DEFAULT_SECONDS);
+}
+
+static unsigned default_threads(void)
+{
+	int cpus[1024];
+	unsigned n = allowed_cpus(cpus, 1024);
+	if (n < 2)
+		return 2;
+	return n > 64 ? 64 : n;
+}
+
+static void print_text(const struct check_list *list, const struct host_facts *h,
+		       double seconds, unsigned threads)
+{
+	unsigned pass, fail, skip;
+	size_t width = 0;
+	for (unsigned i = 0; i < list->count; i++)
+		if (strlen(list->items[i].name) > width)
+			width = strlen(list->items[i].name);
+
+	printf("vdsokit verify: Linux %s %s, library %s, clocksource %s, vDSO %s\n",
+	       h->kernel_release, h->machine, vdso_arch_name(),
+	       h->clocksource[0] ? h->clocksource : "unknown",
+	       h->auxv_sysinfo_ehdr ? "mapped" : "not mapped (every path is the syscall)");
+	printf("time budget %.2f s, %u threads\n", seconds, threads);
+	const char *group = "";
+	for (unsigned i = 0; i < list->count; i++) {
+		const struct check_result *r = &list->items[i];
+		if (strcmp(r->group, group) != 0) {
+			group = r->group;
+			printf("\n%s\n", strcmp(group, "timens") == 0 ?
+			       "in a new time namespace (offsets applied):" : group);
+		}
+		const char *status = r->status == CHECK_PASS ? "pass" :
+				     r->status == CHECK_FAIL ? "FAIL" : "skip";
+		printf("  %s  %-*s  %s\n", status, (int)width, r->name, r->detail);
+	}
+	check_count(list, &pass, &fail, &skip);
+	printf("\n%u checks: %u passed, %u failed, %u skipped%s\n", list->count, pass, fail, skip,
+	       fail ? "" : " - the vDSO agrees with the syscall");
+}
+
+static void print_json(const struct check_list *list, const struct host_facts *h,
+		       int init_result, double seconds, unsigned threads)
+{
+	struct json_writer w;
+	unsigned pass, fail, skip;
+	json_document_begin(&w, stdout, "verify");
+	json_host(&w, h, init_result);
+	json_key(&w, "config");
+	json_object_begin(&w);
+	json_kv_double(&w, "seconds", seconds);
+	json_kv_int(&w, "threads", threads);
+	json_object_end(&w);
+	json_key(&w, "checks");
+	json_array_begin(&w);
+	for (unsigned i = 0; i < list->count; i++) {
+		const struct check_result *r = &list->items[i];
+		json_object_begin(&w);
+		json_kv_string(&w, "group", r->group);
+		json_kv_string(&w, "name", r->name);
+		json_kv_string(&w, "status", check_status_name(r->status));
+		json_kv_string(&w, "detail", r->detail);
+		json_key(&w, "numbers");
+		json_object_begin(&w);
+		for (unsigned n = 0; n < r->number_count; n++)
+			json_kv_int(&w, r->numbers[n].key, r->numbers[n].value);
+		json_object_end(&w);
+		json_key(&w, "units");
+		json_object_begin(&w);
+		for (unsigned n = 0; n < r->number_count; n++)
+			if (r->numbers[n].unit[0])
+				json_kv_string(&w, r->numbers[n].key, r->numbers[n].unit);
+		json_object_end(&w);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+	check_count(list, &pass, &fail, &skip);
+	json_key(&w, "summary");
+	json_object_begin(&w);
+	json_kv_int(&w, "checks", list->count);
+	json_kv_int(&w, "passed", pass);
+	json_kv_int(&w, "failed", fail);
+	json_kv_int(&w, "skipped", skip);
+	json_kv_bool(&w, "ok", fail == 0);
+	json_object_end(&w);
+	json_document_end(&w);
+}
+
+int cmd_verify(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "time", required_argument, NULL, 't' },
+		{ "threads", required_argument, NULL, 'n' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "image", required_argument, NULL, 'i' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	double seconds = DEFAULT_SECONDS;
+	long threads = 0;
+	bool json = false;
+	const char *image = NULL;
+	int c;
+	while ((c = cli_getopt(argc, argv, "h", options)) != -1) {
+		switch (c) {
+		case 't':
+			if (!cli_parse_double(argv[0], "--time", optarg, 0.01, 3600, &seconds))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'n':
+			if (!cli_parse_long(argv[0], "--threads", optarg, 1, 256, &threads))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'j':
+			json = true;
+			break;
+		case 'i':
+			image = optarg;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+	if (threads == 0)
+		threads = default_threads();
+	if (image && use_image_file(argv[0], image) != 0)
+		return CLI_EXIT_USAGE;
+
+	struct check_list list = { calloc(MAX_CHECKS, sizeof(struct check_result)), 0,
+				   MAX_CHECKS, 0 };
+	if (!list.items)
+		return cli_error(argv[0], NULL, "out of memory");
+	struct host_facts host;
+	host_facts_read(&host);
+	int init_result = vdso_init();
+
+	/* Shares of the budget: the sandwiches and the threads find the rare faults. */
+	verify_clock_gettime(&list, "clock_gettime", seconds * 0.35);
+	verify_clock_getres(&list, "clock_getres");
+	verify_gettimeofday_and_time(&list, "gettimeofday and time", seconds * 0.10);
+	verify_getcpu(&list, "getcpu", seconds * 0.05);
+	verify_monotonic(&list, "monotonic", seconds * 0.30, (unsigned)threads);
+	verify_getrandom(&list, "getrandom");
+	verify_time_namespace(&list, seconds * 0.20);
+	if (list.dropped) {
+		struct check_result *r = &list.items[list.count - 1];
+		check_set(r, CHECK_FAIL, "%u further results did not fit (internal limit %u)",
+			  list.dropped, MAX_CHECKS);
+	}
+
+	if (json)
+		print_json(&list, &host, init_result, seconds, (unsigned)threads);
+	else
+		print_text(&list, &host, seconds, (unsigned)threads);
+	unsigned pass, fail, skip;
+	check_count(&list, &pass, &fail, &skip);
+	free(list.items);
+	return fail ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+}
