@@ -67,6 +67,7 @@ readelf_header() {
 	endian=$(readelf -h "$f" | awk -F: '/^ *Data:/ { print ($2 ~ /big/) ? "big" : "little" }')
 	# e_machine (2 bytes at offset 18) straight from the file: readelf
 	# prints only a name for it.
+	# shellcheck disable=SC2046 # two numbers, split on purpose
 	set -- $(od -An -j18 -N2 -tu1 "$f")
 	if [ "$endian" = big ]; then machine=$(($1 * 256 + $2)); else machine=$(($2 * 256 + $1)); fi
 	# Entry size of .hash (8 on s390x and alpha), when there is one.

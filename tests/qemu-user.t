@@ -110,7 +110,7 @@ while read -r arch cc imgdir qemu; do
 	fi
 	bdir=$build/qemu-user/$arch
 	log=$bdir.build.log
-	case $cc in *-gcc-12) ar=${cc%-gcc-12}-ar ;; *) ar=ar ;; esac
+	case $cc in *-gcc-12) ar=${cc%-gcc-12}-ar ;; *) ar="ar" ;; esac
 	if make -C "$top" -s -j2 CC="$cc" AR="$ar" BUILD="$bdir" LDFLAGS=-static "$bdir/tests/callpath" \
 		>"$log" 2>&1; then
 		emit ok "$arch: library and callpath build with $cc -static"
