@@ -1,0 +1,51 @@
+#!/bin/sh
+# The test suite again, with the library, the CLI and the tests built with
+# -fsanitize=address,undefined (-fno-sanitize-recover=all: any report is a
+# failure) in $VDSOKIT_BUILD/asan: every compiled test ($BUILD/asan/tests/*.t)
+# and the host's shell tests that take a build directory (the CLI, the
+# parser against readelf, the malformed corpus through `vdsokit inspect`).
+# Cross-architecture, install and QEMU tests are not repeated here.
+set -u
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top" || exit 1
+build=${VDSOKIT_BUILD:-build}
+asan=$build/asan
+san="-fsanitize=address,undefined"
+echo "1..2"
+
+# Our own make invocation: none of the outer make's variables or jobserver.
+unset MAKEFLAGS MFLAGS MAKELEVEL
+log=$asan.log
+mkdir -p "$asan"
+if ! make -j2 --no-print-directory BUILD="$asan" CFLAGS="$san -fno-sanitize-recover=all" \
+	LDFLAGS="$san" lib-tests hardening-tests "$asan/tests/calls-shared.t" \
+	"$asan/vdsokit" "$asan/tests/tools/imgdump" >"$log" 2>&1; then
+	echo "not ok 1 - the sanitizer build fails (log: $log)"
+	grep -E 'error|Error' "$log" | head -20 | sed 's/^/# /'
+	echo "not ok 2 - # SKIP nothing to run"
+	exit 0
+fi
+echo "ok 1 - library, CLI and tests built with $san in $asan"
+
+# The shell tests find images in their build directory: share the host build's.
+images=$(cd "$build" && pwd)/images
+[ -e "$asan/images" ] || ln -s "$images" "$asan/images"
+
+# detect_leaks: the CLI and the tests free what they allocate.
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:print_summary=1
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+VDSOKIT_BUILD=$asan VDSOKIT_IMAGES=$images
+export ASAN_OPTIONS UBSAN_OPTIONS VDSOKIT_BUILD VDSOKIT_IMAGES
+shell_tests=""
+for t in tests/cli-*.t tests/image-readelf.t tests/hardening/inspect.t; do
+	[ -f "$t" ] && shell_tests="$shell_tests $t"
+done
+# shellcheck disable=SC2086
+if prove -e '' "$asan"/tests/*.t $shell_tests >"$asan/prove.log" 2>&1; then
+	echo "ok 2 - under ASan+UBSan: $(grep -E '^Files=' "$asan/prove.log")"
+else
+	echo "not ok 2 - the test suite fails under ASan+UBSan:"
+	grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer|Failed|not ok|Dubious' \
+		"$asan/prove.log" | head -40 | sed 's/^/# /'
+	echo "# whole log: $asan/prove.log"
+fi
