@@ -8,7 +8,13 @@
 
 #include "cli.h"
 
-static const char *type_name(unsigned type, char *buf, size_t size)
+/* e_machine values of SPARC, whose ABI defines STT_SPARC_REGISTER (13). */
+static bool is_sparc(unsigned machine)
+{
+	return machine == 2 || machine == 18 || machine == 43;
+}
+
+static const char *type_name(unsigned type, unsigned machine, char *buf, size_t size)
 {
 	static const char *const names[] = { "NOTYPE", "OBJECT", "FUNC", "SECTION",
 					     "FILE", "COMMON", "TLS" };
@@ -16,6 +22,8 @@ static const char *type_name(unsigned type, char *buf, size_t size)
 		return names[type];
 	if (type == 10)
 		return "IFUNC";
+	if (type == 13 && is_sparc(machine))
+		return "REGISTER";
 	snprintf(buf, size, "<type %u>", type);
 	return buf;
 }
@@ -155,7 +163,7 @@ void image_print_text(FILE *out, const struct vdso_image *img)
 		}
 		table_cellf(&t, "%0*llx", digits, (unsigned long long)sym.value);
 		table_cellf(&t, "%llu", (unsigned long long)sym.size);
-		table_cell(&t, type_name(sym.type, a, sizeof(a)));
+		table_cell(&t, type_name(sym.type, img->machine, a, sizeof(a)));
 		table_cell(&t, bind_name(sym.bind, b, sizeof(b)));
 		table_cell(&t, visibility_name(sym.visibility));
 		table_cell(&t, section_name(sym.shndx, c, sizeof(c)));
@@ -250,7 +258,7 @@ void image_print_json(struct json_writer *w, const struct vdso_image *img)
 		json_kv_hex(w, "value", sym.value);
 		json_kv_uint(w, "size", sym.size);
 		json_kv_hex(w, "offset", sym.offset);
-		json_kv_string(w, "type", type_name(sym.type, buf, sizeof(buf)));
+		json_kv_string(w, "type", type_name(sym.type, img->machine, buf, sizeof(buf)));
 		json_kv_string(w, "bind", bind_name(sym.bind, buf, sizeof(buf)));
 		json_kv_string(w, "visibility", visibility_name(sym.visibility));
 		json_kv_string(w, "ndx", section_name(sym.shndx, buf, sizeof(buf)));

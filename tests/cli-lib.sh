@@ -1,0 +1,80 @@
+# Shared by the tests/cli-*.t scripts: where vdsokit is, TAP output, and a
+# runner that captures stdout, stderr and the exit status of one command.
+# Sourced, not run (prove only runs *.t).
+
+set -u
+LC_ALL=C.UTF-8
+export LC_ALL
+
+top=$(cd "$(dirname "$0")/.." && pwd)
+build=${VDSOKIT_BUILD:-build}
+case $build in /*) ;; *) build=$top/$build ;; esac
+vdsokit=$build/vdsokit
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+n=0
+failed=0
+ok() { n=$((n + 1)); echo "ok $n - $*"; }
+not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
+skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+diag() { sed 's/^/#   /'; }
+done_testing() { echo "1..$n"; [ "$failed" -eq 0 ]; }
+
+# check DESCRIPTION COMMAND...: ok when the command succeeds.
+check() {
+	what=$1
+	shift
+	if "$@" >"$tmp/check.out" 2>&1; then
+		ok "$what"
+	else
+		not_ok "$what"
+		head -20 "$tmp/check.out" | diag
+	fi
+}
+
+# run ARGS...: runs vdsokit, leaving $tmp/out, $tmp/err and $status.
+run() {
+	"$vdsokit" "$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+}
+
+# expect_status DESCRIPTION WANT: the last run's exit status.
+expect_status() {
+	if [ "$status" -eq "$2" ]; then
+		ok "$1 (exit $2)"
+	else
+		not_ok "$1 (exit $status, want $2)"
+		head -5 "$tmp/err" | diag
+	fi
+}
+
+# expect_error DESCRIPTION WANT_STATUS STDERR_REGEX: exit status, the message
+# on stderr, and nothing on stdout.
+expect_error() {
+	if [ "$status" -eq "$2" ] && grep -Eq -- "$3" "$tmp/err" && [ ! -s "$tmp/out" ]; then
+		ok "$1 (exit $2: $(head -1 "$tmp/err"))"
+	else
+		not_ok "$1 (exit $status, want $2 and stderr matching /$3/, empty stdout)"
+		{ echo "stderr:"; head -5 "$tmp/err"; echo "stdout:"; head -5 "$tmp/out"; } | diag
+	fi
+}
+
+have() { command -v "$1" >/dev/null 2>&1; }
+
+# json_check DESCRIPTION FILE JQ_FILTER: jq -e FILTER must hold.
+json_check() {
+	if ! have jq; then
+		skip "$1: jq not installed"
+	elif jq -e "$3" "$2" >"$tmp/jq.out" 2>&1; then
+		ok "$1"
+	else
+		not_ok "$1"
+		{ echo "jq -e '$3'"; head -5 "$tmp/jq.out"; } | diag
+	fi
+}
+
+if [ ! -x "$vdsokit" ]; then
+	echo "1..0 # SKIP $vdsokit not built (make)"
+	exit 0
+fi
