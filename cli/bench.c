@@ -18,10 +18,13 @@ static const char usage[] =
 	"\n"
 	"Measures ns per call of each function through four paths: libvdsokit (what\n"
 	"the library chooses), the raw vDSO pointer, the libc, and the raw syscall.\n"
-	"Each figure is the median of at least 31 batch means (batches of ~50 µs,\n"
-	"calibrated, after a warm-up, the paths interleaved batch by batch); min and\n"
-	"90th percentile of the batch means and the number of calls are in --detail,\n"
-	"--json and --csv.  Speedup = syscall median / libvdsokit median.\n"
+	"Each figure is the median of at least 31 batch means: every function and\n"
+	"path is warmed up and calibrated to batches of ~50 µs, then the batches run\n"
+	"in rounds over all of them until the budget is spent.  Min and 90th\n"
+	"percentile of the batch means and the number of calls are in --detail,\n"
+	"--json and --csv.  Speedup = syscall median / libvdsokit median.  The floor\n"
+	"is an empty call through a function pointer; clock_gettime(MONOTONIC) is\n"
+	"timed again as plain loops (best of 11) as a cross-check.\n"
 	"\n"
 	"Options:\n"
 	"  --json            JSON on stdout (docs/json.md, schema vdsokit-bench)\n"
@@ -343,8 +346,8 @@ static void print_header(FILE *out, const struct bench_run *run)
 	if (run->init_result)
 		fprintf(out, "no usable vDSO (%s): the library takes the syscall everywhere\n",
 			strerror(-run->init_result));
-	fprintf(out, "method: median of batch means, batches of ~%.0f µs, >= %u per path, "
-		"paths interleaved; ", run->config.batch_ns / 1e3, run->config.min_batches);
+	fprintf(out, "method: median of batch means, batches of ~%.0f µs in rounds over "
+		"all paths, >= %u each; ", run->config.batch_ns / 1e3, run->config.min_batches);
 	if (run->cpu >= 0)
 		fprintf(out, "pinned to CPU %d; ", run->cpu);
 	else
