@@ -72,9 +72,9 @@ static const char *route_words(enum vdso_route route)
 static const char *no_vdso_reason(const struct host_facts *h, int init_result)
 {
 	if (h->auxv_sysinfo_ehdr == 0)
-		return "the kernel passed no AT_SYSINFO_EHDR: booted with vdso=0, an "
-		       "architecture without a vDSO, or an emulator/tool that hides it "
-		       "(qemu-user, valgrind)";
+		return "the kernel passed no AT_SYSINFO_EHDR: booted with vdso=0,\n"
+		       "                an architecture without a vDSO, or an emulator or tool\n"
+		       "                that hides it (qemu-user, valgrind)";
 	if (init_result == -ENOEXEC)
 		return "an image is mapped but libvdsokit rejected it as malformed";
 	return "libvdsokit could not use the mapped image";
@@ -197,10 +197,15 @@ static void print_quick_bench(const struct quick_row *rows)
 }
 
 /* A clocksource with a vDSO read is ~10× faster than the syscall; one without is ~1×. */
-static void print_verdict(const struct host_facts *h, const struct quick_row *rows, bool benched)
+static void print_verdict(const struct host_facts *h, const struct quick_row *rows, bool benched,
+			  bool have_vdso)
 {
 	if (!benched)
 		return;
+	if (!have_vdso) {
+		printf("\nVerdict: no vDSO here, so every time call is a syscall.\n");
+		return;
+	}
 	const struct quick_row *mono = &rows[1];
 	double ratio = mono->r[BENCH_SYSCALL].median_ns / mono->r[BENCH_LIBRARY].median_ns;
 	if (!isfinite(ratio))
@@ -326,6 +331,6 @@ int cmd_report(int argc, char **argv)
 	print_routes();
 	if (bench)
 		print_quick_bench(rows);
-	print_verdict(&h, rows, bench);
+	print_verdict(&h, rows, bench, img != NULL);
 	return CLI_EXIT_OK;
 }
