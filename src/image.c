@@ -72,23 +72,24 @@ struct elf_layout {
 	/* Elf_Ehdr */
 	unsigned e_phoff, e_flags, e_phentsize, e_phnum;
 	/* Elf_Phdr */
-	unsigned p_type, p_flags, p_offset, p_vaddr, p_filesz, p_memsz;
+	unsigned p_type, p_flags, p_offset, p_vaddr, p_filesz;
 	/* Elf_Sym */
 	unsigned st_name, st_value, st_size, st_info, st_other, st_shndx;
 };
 
+/* Designated: a field added to or removed from the struct cannot shift the others. */
 static const struct elf_layout layout32 = {
-	52, 32, 8, 16,
-	28, 36, 42, 44,
-	0, 24, 4, 8, 16, 20,
-	0, 4, 8, 12, 13, 14,
+	.ehdr_size = 52, .phdr_size = 32, .dyn_size = 8, .sym_size = 16,
+	.e_phoff = 28, .e_flags = 36, .e_phentsize = 42, .e_phnum = 44,
+	.p_type = 0, .p_flags = 24, .p_offset = 4, .p_vaddr = 8, .p_filesz = 16,
+	.st_name = 0, .st_value = 4, .st_size = 8, .st_info = 12, .st_other = 13, .st_shndx = 14,
 };
 
 static const struct elf_layout layout64 = {
-	64, 56, 16, 24,
-	32, 48, 54, 56,
-	0, 4, 8, 16, 32, 40,
-	0, 8, 16, 4, 5, 6,
+	.ehdr_size = 64, .phdr_size = 56, .dyn_size = 16, .sym_size = 24,
+	.e_phoff = 32, .e_flags = 48, .e_phentsize = 54, .e_phnum = 56,
+	.p_type = 0, .p_flags = 4, .p_offset = 8, .p_vaddr = 16, .p_filesz = 32,
+	.st_name = 0, .st_value = 8, .st_size = 16, .st_info = 4, .st_other = 5, .st_shndx = 6,
 };
 
 static const struct elf_layout *layout_of(const struct vdso_image *img)

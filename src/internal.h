@@ -95,14 +95,10 @@ typedef long (*vdso_getrandom_fn)(void *, size_t, unsigned, void *, size_t);
 typedef void *(*vdso_tp_fn)(void);
 #endif
 
-/* 32-bit time structures of the native entries on 32-bit architectures. */
+/* The 32-bit timespec of the native entries on 32-bit architectures. */
 struct timespec32 {
 	int32_t tv_sec;
 	int32_t tv_nsec;
-};
-struct timeval32 {
-	int32_t tv_sec;
-	int32_t tv_usec;
 };
 
 /* Syscall paths, shared by the calls and vdso_path_of. */

@@ -69,11 +69,38 @@ int sys_clock_getres(clockid_t clock, struct vdso_timespec *res)
 	return r;
 }
 
+/*
+ * The kernel's own struct timeval (__kernel_old_timeval): two longs on most
+ * architectures, but sparc64's tv_usec is an int, so a 64-bit read would
+ * take the padding for the microseconds.
+ */
+#ifndef ARCH_SUSECONDS_T
+#define ARCH_SUSECONDS_T long
+#endif
+struct kernel_timeval {
+	long tv_sec;
+	ARCH_SUSECONDS_T tv_usec;
+};
+#define TIMEVAL_IS_OURS (ARCH_NATIVE_TIME64 && sizeof(ARCH_SUSECONDS_T) == 8)
+
+/* A kernel timeval into ours; -EOVERFLOW when 32-bit seconds have wrapped. */
+static inline int timeval_from_kernel(struct vdso_timeval *tv, const struct kernel_timeval *k)
+{
+	if (k->tv_sec < 0)
+		return -EOVERFLOW;
+	tv->tv_sec = k->tv_sec;
+	tv->tv_usec = k->tv_usec;
+	return 0;
+}
+
 static int sys_gettimeofday(struct vdso_timeval *tv, struct timezone *tz)
 {
 #if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
-	/* The kernel's timeval is two longs: our layout on 64-bit. */
-	return (int)sys2(__NR_gettimeofday, tv, tz);
+	if (TIMEVAL_IS_OURS || !tv)
+		return (int)sys2(__NR_gettimeofday, tv, tz);
+	struct kernel_timeval k;
+	int r = (int)sys2(__NR_gettimeofday, &k, tz);
+	return r ? r : timeval_from_kernel(tv, &k);
 #else
 	/* No 64-bit gettimeofday syscall exists: derive it, y2038-safe. */
 	if (tv) {
@@ -131,17 +158,11 @@ static inline int call_gettimeofday(const struct vdso_entry *e, struct vdso_time
 #else
 #define CALL_GTOD(ptr) ((vdso_gtod_fn)e->fn)((ptr), tz)
 #endif
-	if (ARCH_NATIVE_TIME64)
+	if (TIMEVAL_IS_OURS)
 		return CALL_GTOD(tv);
-	struct timeval32 t32;
-	int r = CALL_GTOD(tv ? &t32 : NULL);
-	if (r == 0 && tv) {
-		if (t32.tv_sec < 0)
-			return -EOVERFLOW;
-		tv->tv_sec = t32.tv_sec;
-		tv->tv_usec = t32.tv_usec;
-	}
-	return r;
+	struct kernel_timeval k;
+	int r = CALL_GTOD(tv ? &k : NULL);
+	return r == 0 && tv ? timeval_from_kernel(tv, &k) : r;
 #undef CALL_GTOD
 }
 

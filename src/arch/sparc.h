@@ -20,6 +20,11 @@
 #define SPARC_BRANCH_ON_CARRY "bcs,a 1f\n\t"
 #endif
 
+#ifdef __arch64__
+/* The kernel's timeval has an int tv_usec here (__kernel_suseconds_t). */
+#define ARCH_SUSECONDS_T int
+#endif
+
 #define ARCH_VDSO_CLOCKS (CLOCK_BIT(0) | CLOCK_BIT(1) | CLOCK_BIT(5) | CLOCK_BIT(6))
 
 #define ARCH_SYMBOLS {                                              \
