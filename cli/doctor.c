@@ -1,0 +1,798 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdsokit doctor: why a call is not on its fast path, with the evidence and
+ * what to do about it.
+ *
+ * The causes, most common first: no vDSO at all (vdso=0, qemu-user,
+ * valgrind), a clocksource the vDSO cannot read (hpet, acpi_pm: the vDSO
+ * then makes the syscall itself, which only a measurement shows), a
+ * function or clock this kernel or architecture serves in the kernel only.
+ * The environment that changes the picture (seccomp, time namespaces,
+ * 32-bit userspace, virtual machines) is reported alongside.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "doctor.h"
+
+/* A vDSO read within this factor of the syscall's cost is the syscall. */
+#define FALLBACK_RATIO 2.0
+
+enum severity { SEVERITY_OK, SEVERITY_INFO, SEVERITY_WARNING, SEVERITY_SLOW };
+
+static const char *const severity_names[] = { "ok", "info", "warning", "slow" };
+
+#define MAX_EVIDENCE 8
+
+struct finding {
+	char id[32];
+	enum severity severity;
+	char title[240];
+	unsigned evidence_count;
+	char evidence[MAX_EVIDENCE][400];
+	char action[400];
+};
+
+#define MAX_FINDINGS 24
+
+struct report {
+	struct finding findings[MAX_FINDINGS];
+	unsigned count;
+};
+
+static struct finding *finding_add(struct report *r, const char *id, enum severity severity,
+				   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static void evidence(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void action(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static struct finding *finding_add(struct report *r, const char *id, enum severity severity,
+				   const char *fmt, ...)
+{
+	static struct finding overflow;
+	struct finding *f = r->count < MAX_FINDINGS ? &r->findings[r->count++] : &overflow;
+	memset(f, 0, sizeof(*f));
+	snprintf(f->id, sizeof(f->id), "%s", id);
+	f->severity = severity;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->title, sizeof(f->title), fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+static void evidence(struct finding *f, const char *fmt, ...)
+{
+	if (f->evidence_count >= MAX_EVIDENCE)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->evidence[f->evidence_count++], sizeof(f->evidence[0]), fmt, ap);
+	va_end(ap);
+}
+
+static void action(struct finding *f, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->action, sizeof(f->action), fmt, ap);
+	va_end(ap);
+}
+
+/* ---------------------------------------------------------------------- */
+/* The vDSO itself                                                         */
+/* ---------------------------------------------------------------------- */
+
+/* Mainline kernels of these architectures map no vDSO at all. */
+static bool arch_without_vdso(const char *arch)
+{
+	static const char *const none[] = { "m68k", "alpha", "parisc", "sh", "microblaze",
+					    "openrisc", "arc", "csky", "xtensa", "hppa" };
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		if (strncmp(arch, none[i], strlen(none[i])) == 0)
+			return true;
+	return false;
+}
+
+struct vdso_facts {
+	bool mapped;            /* AT_SYSINFO_EHDR given to the process */
+	bool usable;            /* the library accepted the image       */
+	unsigned long address;
+	size_t size;            /* of the [vdso] mapping, 0 if unknown  */
+	const char *reason;     /* the likely reason when !mapped      */
+	const char *reason_id;  /* "valgrind", "qemu-user", "cmdline", … */
+};
+
+static void check_vdso(struct report *r, const struct host_facts *host,
+		       const struct doctor_env *env, int init_result, struct vdso_facts *v)
+{
+	struct vdso_mapping maps[8];
+	unsigned n = vdso_mappings_read(maps, 8);
+	memset(v, 0, sizeof(*v));
+	v->mapped = host->auxv_sysinfo_ehdr != 0;
+	v->usable = init_result == 0;
+	v->address = host->auxv_sysinfo_ehdr;
+	for (unsigned i = 0; i < n; i++)
+		if (strcmp(maps[i].name, "[vdso]") == 0)
+			v->size = maps[i].end - maps[i].start;
+
+	if (v->mapped && v->usable) {
+		const struct vdso_image *img = vdso_process_image();
+		struct finding *f = finding_add(r, "vdso", SEVERITY_OK,
+			"vDSO mapped at %#lx (%zu KiB), %u dynamic symbols", v->address,
+			v->size / 1024, img ? img->symbol_count : 0);
+		evidence(f, "getauxval(AT_SYSINFO_EHDR) = %#lx", v->address);
+		for (unsigned i = 0; i < n; i++)
+			evidence(f, "/proc/self/maps: %#lx-%#lx %s %s", (unsigned long)maps[i].start,
+				 (unsigned long)maps[i].end, maps[i].perms, maps[i].name);
+		return;
+	}
+	if (v->mapped) {
+		struct finding *f = finding_add(r, "bad-image", SEVERITY_SLOW,
+			"the vDSO at %#lx was rejected by the library: every call is a syscall",
+			v->address);
+		struct vdso_image img;
+		evidence(f, "vdso_init() = %s", errno_name(-init_result));
+		if (v->size) {
+			int e = vdso_image_parse(&img, (const void *)v->address, v->size);
+			evidence(f, "parsing the %zu-byte [vdso] mapping: %s", v->size,
+				 e ? vdso_image_strerror(e) :
+				 "parses, but lacks what this architecture needs");
+		} else {
+			evidence(f, "/proc/self/maps shows no [vdso] mapping at that address");
+		}
+		if (env->rr)
+			evidence(f, "%s: rr replaces the vDSO with its own", env->rr_evidence);
+		action(f, "run `vdsokit info` and `vdsokit dump -o vdso.so`, then report the image "
+		       "(readelf -a vdso.so) to the vdsokit developers");
+		return;
+	}
+
+	struct finding *f = finding_add(r, "no-vdso", SEVERITY_SLOW,
+					"no vDSO is mapped in this process: every call is a syscall");
+	evidence(f, "getauxval(AT_SYSINFO_EHDR) = 0");
+	if (env->auxv_file_readable)
+		evidence(f, "/proc/self/auxv %s AT_SYSINFO_EHDR", env->auxv_file_has_vdso ?
+			 "has an" : "has no");
+	if (env->maps_readable)
+		evidence(f, "/proc/self/maps has %s[vdso] mapping%s", env->maps_has_vdso ? "a " : "no ",
+			 env->maps_has_vvar ? " (its [vvar] data pages are there)" : "");
+	if (env->cmdline_readable)
+		evidence(f, "/proc/cmdline: %s", env->cmdline_vdso[0] ? env->cmdline_vdso :
+			 "no vdso=0 option");
+
+	if (env->valgrind) {
+		v->reason_id = "valgrind";
+		v->reason = "running under valgrind, which does not pass the vDSO on to the program";
+		action(f, "expected under valgrind; measure and verify without it");
+	} else if (env->qemu_user) {
+		v->reason_id = "qemu-user";
+		v->reason = "running under qemu-user, which maps no vDSO for the emulated program";
+		action(f, "expected under qemu-user; to use the vDSO of %s, run on a real kernel of that "
+		       "architecture (or qemu-system)", vdso_arch_name());
+	} else if (env->cmdline_vdso[0]) {
+		v->reason_id = "cmdline";
+		v->reason = "the kernel was booted with the vDSO disabled";
+		action(f, "remove %s from the kernel command line (bootloader configuration) and "
+		       "reboot", env->cmdline_vdso);
+	} else if (env->auxv_file_has_vdso) {
+		v->reason_id = "loader";
+		v->reason = "the kernel mapped a vDSO but AT_SYSINFO_EHDR did not reach the program "
+			    "(a loader, tracer or sandbox removed it)";
+		action(f, "run the program directly, without the tool that starts it");
+	} else if (arch_without_vdso(vdso_arch_name())) {
+		v->reason_id = "arch";
+		v->reason = "mainline kernels of this architecture have no vDSO";
+		action(f, "none on this kernel: a kernel with a vDSO for %s would be needed",
+		       vdso_arch_name());
+	} else {
+		v->reason_id = "unknown";
+		v->reason = "unknown: a kernel built without a vDSO for this ABI (e.g. 32-bit compat "
+			    "vDSO disabled), a sandbox such as gVisor, or an emulator not recognised";
+		action(f, "check the kernel configuration (CONFIG_GENERIC_GETTIMEOFDAY, "
+		       "CONFIG_COMPAT_VDSO) and what starts this program");
+	}
+	evidence(f, "likely reason: %s", v->reason);
+}
+
+/* ---------------------------------------------------------------------- */
+/* Tools and emulators                                                     */
+/* ---------------------------------------------------------------------- */
+
+static void check_tools(struct report *r, const struct doctor_env *env, const struct host_facts *h)
+{
+	if (env->valgrind) {
+		struct finding *f = finding_add(r, "valgrind", SEVERITY_SLOW,
+			"running under valgrind: its CPU emulation replaces every fast path");
+		for (unsigned i = 0; i < 2; i++)
+			if (env->valgrind_evidence[i][0])
+				evidence(f, "%s", env->valgrind_evidence[i]);
+		if (env->comm[0])
+			evidence(f, "process name %s (/proc/self/status)", env->comm);
+		action(f, "figures and paths under valgrind say nothing about the real machine: "
+		       "measure without it");
+	}
+	if (env->qemu_user) {
+		struct finding *f = finding_add(r, "qemu-user", SEVERITY_SLOW,
+			"emulated by qemu-user: %s code on a %s kernel, no vDSO", vdso_arch_name(),
+			env->cpuinfo_family[0] ? env->cpuinfo_family : "foreign");
+		for (unsigned i = 0; i < env->qemu_evidence_count; i++)
+			evidence(f, "%s", env->qemu_evidence[i]);
+		if (!h->auxv_sysinfo_ehdr)
+			evidence(f, "getauxval(AT_SYSINFO_EHDR) = 0");
+		action(f, "timings are emulated and every call is a syscall translated by qemu; run "
+		       "under qemu-system with a real kernel to see the vDSO of %s", vdso_arch_name());
+	}
+	if (env->rr) {
+		struct finding *f = finding_add(r, "rr", SEVERITY_WARNING,
+			"running under rr: it remaps the vDSO and patches its calls");
+		evidence(f, "%s", env->rr_evidence);
+		action(f, "measure without rr");
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Functions and clocks                                                    */
+/* ---------------------------------------------------------------------- */
+
+/* The clocks the vDSO serves in user space on most architectures. */
+static const long fast_clocks[] = {
+	CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
+	CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME, CLOCK_TAI,
+};
+#define FAST_CLOCK_COUNT (sizeof(fast_clocks) / sizeof(fast_clocks[0]))
+
+static void append(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void append(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t used = strlen(buf);
+	if (used >= size)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, size - used, fmt, ap);
+	va_end(ap);
+}
+
+static const char *path_label(enum vdso_func fn, long clock, char *buf, size_t size)
+{
+	char name[32];
+	if (fn == VDSO_FN_CLOCK_GETTIME || fn == VDSO_FN_CLOCK_GETRES)
+		snprintf(buf, size, "%s(%s)", cli_func_name(fn), clock_id_name(name, sizeof(name), clock));
+	else
+		snprintf(buf, size, "%s", cli_func_name(fn));
+	return buf;
+}
+
+/* Findings from vdso_path_of for every function (and clock). */
+static void check_functions(struct report *r, const struct vdso_facts *v)
+{
+	char fast[1024] = "", absent[512] = "", not_on_arch[512] = "", kernel_clocks[512] = "",
+	     time32[512] = "", untrusted[512] = "", other[512] = "";
+	char label[64];
+	struct vdso_path p;
+	unsigned fast_count = 0;
+
+	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
+		bool clocked = fn == VDSO_FN_CLOCK_GETTIME || fn == VDSO_FN_CLOCK_GETRES;
+		unsigned n = clocked ? FAST_CLOCK_COUNT : 1;
+		for (unsigned i = 0; i < n; i++) {
+			long clock = clocked ? fast_clocks[i] : 0;
+			if (vdso_path_of((enum vdso_func)fn, (clockid_t)clock, &p) != 0)
+				continue;
+			path_label((enum vdso_func)fn, clock, label, sizeof(label));
+			switch (p.reason) {
+			case VDSO_REASON_OK:
+			case VDSO_REASON_ABI_REGISTER:
+				fast_count++;
+				if (p.route == VDSO_ROUTE_VDSO && (!clocked || clock == CLOCK_MONOTONIC))
+					append(fast, sizeof(fast), "%s%s -> %s%s%s", fast[0] ? "; " : "",
+					       clocked ? cli_func_name((enum vdso_func)fn) : label,
+					       p.symbol ? p.symbol : "?", p.version ? "@" : "",
+					       p.version ? p.version : "");
+				break;
+			case VDSO_REASON_SYMBOL_ABSENT:
+				append(absent, sizeof(absent), "%s%s", absent[0] ? ", " : "", label);
+				break;
+			case VDSO_REASON_NOT_ON_ARCH:
+				append(not_on_arch, sizeof(not_on_arch), "%s%s", not_on_arch[0] ? ", " : "",
+				       label);
+				break;
+			case VDSO_REASON_CLOCK_IN_KERNEL:
+				append(kernel_clocks, sizeof(kernel_clocks), "%s%s",
+				       kernel_clocks[0] ? ", " : "", label);
+				break;
+			case VDSO_REASON_TIME32:
+				fast_count++;
+				append(time32, sizeof(time32), "%s%s", time32[0] ? ", " : "", label);
+				break;
+			case VDSO_REASON_UNTRUSTED:
+				append(untrusted, sizeof(untrusted), "%s%s", untrusted[0] ? ", " : "", label);
+				break;
+			case VDSO_REASON_NO_VDSO:
+			case VDSO_REASON_BAD_IMAGE:
+				break; /* said once by check_vdso */
+			default:
+				/* A reason newer than this file: say it as the library does. */
+				append(other, sizeof(other), "%s%s (%s)", other[0] ? "; " : "", label,
+				       vdso_reason_text(p.reason));
+				break;
+			}
+		}
+	}
+	if (!v->mapped || !v->usable)
+		return;
+	struct finding *f = finding_add(r, "functions", SEVERITY_OK,
+					"%u function/clock paths run in user space", fast_count);
+	evidence(f, "%s", fast);
+	if (absent[0]) {
+		f = finding_add(r, "symbol-absent", SEVERITY_INFO,
+				"this kernel's vDSO lacks: %s", absent);
+		evidence(f, "vdso_path_of: %s", vdso_reason_text(VDSO_REASON_SYMBOL_ABSENT));
+		action(f, "a newer kernel has them (getrandom: Linux 6.11 on x86_64, 6.12 on arm64, "
+		       "powerpc, s390); until then the library makes the syscall");
+	}
+	if (not_on_arch[0]) {
+		f = finding_add(r, "not-on-arch", SEVERITY_INFO,
+				"no vDSO entry on %s for: %s", vdso_arch_name(), not_on_arch);
+		evidence(f, "vdso_path_of: %s", vdso_reason_text(VDSO_REASON_NOT_ON_ARCH));
+		action(f, "none: the syscall is the only path for these on this architecture");
+	}
+	if (kernel_clocks[0]) {
+		f = finding_add(r, "kernel-clocks", SEVERITY_INFO,
+				"the vDSO of this architecture has no user-space read for: %s",
+				kernel_clocks);
+		evidence(f, "vdso_path_of: %s", vdso_reason_text(VDSO_REASON_CLOCK_IN_KERNEL));
+		action(f, "none: the library makes the syscall directly, saving the vDSO's detour");
+	}
+	if (time32[0]) {
+		f = finding_add(r, "time32", SEVERITY_INFO,
+				"only 32-bit-time vDSO entries for: %s", time32);
+		evidence(f, "vdso_path_of: %s", vdso_reason_text(VDSO_REASON_TIME32));
+		action(f, "fine until 2038; the library checks each result and takes the 64-bit "
+		       "syscall once the seconds overflow");
+	}
+	if (untrusted[0]) {
+		f = finding_add(r, "untrusted", SEVERITY_SLOW,
+				"vDSO entries present but not used: %s", untrusted);
+		evidence(f, "vdso_path_of: %s", vdso_reason_text(VDSO_REASON_UNTRUSTED));
+		action(f, "a kernel from 5.8 on exports both entries and fixes the 64-bit one");
+	}
+	if (other[0]) {
+		f = finding_add(r, "fallback", SEVERITY_WARNING, "calls that fall back to the syscall: %s",
+				other);
+		evidence(f, "vdso_path_of for each function");
+		action(f, "see the reason given for each");
+	}
+}
+
+/* CPU-time clocks: the kernel keeps the counters, so every architecture goes there. */
+static void check_cputime(struct report *r)
+{
+	static const long clocks[] = { CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID };
+	struct finding *f = finding_add(r, "cputime-syscall", SEVERITY_INFO,
+					"CPU-time clocks always take a syscall");
+	for (unsigned i = 0; i < 2; i++) {
+		struct vdso_path p;
+		char name[32];
+		if (vdso_path_of(VDSO_FN_CLOCK_GETTIME, (clockid_t)clocks[i], &p) != 0)
+			continue;
+		evidence(f, "clock_gettime(%s): route %s, %s%s%s", clock_id_name(name, sizeof(name),
+			 clocks[i]), vdso_route_name(p.route), vdso_reason_text(p.reason),
+			 p.syscall ? ", syscall " : "", p.syscall ? p.syscall : "");
+	}
+	action(f, "expected: only the kernel knows a task's CPU time; to time code cheaply, take "
+	       "CLOCK_MONOTONIC differences");
+}
+
+/* ---------------------------------------------------------------------- */
+/* Clocksource                                                             */
+/* ---------------------------------------------------------------------- */
+
+/* Whether the vDSO can read a clocksource in user space: 1 yes, 0 no, -1 unknown. */
+static int clocksource_vdso_capable(const char *name)
+{
+	static const char *const capable[] = {
+		"tsc", "tsc-early", "kvm-clock", "hyperv_clocksource_tsc_page",
+		"arch_sys_counter", "arch_mem_counter", "riscv_clocksource", "timebase", "tod",
+		"MIPS", "GIC", "Constant", "stick", "tick",
+	};
+	static const char *const incapable[] = {
+		"hpet", "acpi_pm", "jiffies", "refined-jiffies", "pit", "hyperv_clocksource_msr",
+	};
+	for (size_t i = 0; i < sizeof(capable) / sizeof(capable[0]); i++)
+		if (strcmp(name, capable[i]) == 0)
+			return 1;
+	for (size_t i = 0; i < sizeof(incapable) / sizeof(incapable[0]); i++)
+		if (strcmp(name, incapable[i]) == 0)
+			return 0;
+	return -1;
+}
+
+struct clocksource_facts {
+	int capable;                 /* of the current one, as clocksource_vdso_capable */
+	bool measured;
+	double vdso_ns, syscall_ns, ratio;
+	bool fallback;               /* the measurement (or the name) proves it */
+};
+
+static void measure_monotonic(struct clocksource_facts *cs)
+{
+	struct bench_case c;
+	struct bench_result results[BENCH_PATH_COUNT];
+	bool wanted[BENCH_PATH_COUNT] = { false };
+	struct bench_config config = {
+		.seconds = 0.3, .batch_ns = 20e3, .min_batches = 31, .max_batches = 400,
+	};
+	wanted[BENCH_VDSO] = wanted[BENCH_SYSCALL] = true;
+	bench_case_init(&c, VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC);
+	bench_measure(&c, wanted, &config, results);
+	if (!results[BENCH_VDSO].available || !results[BENCH_SYSCALL].available ||
+	    results[BENCH_VDSO].first_result != 0)
+		return;
+	cs->measured = true;
+	cs->vdso_ns = results[BENCH_VDSO].median_ns;
+	cs->syscall_ns = results[BENCH_SYSCALL].median_ns;
+	cs->ratio = cs->vdso_ns > 0 ? cs->syscall_ns / cs->vdso_ns : NAN;
+}
+
+static void check_clocksource(struct report *r, const struct host_facts *h,
+			      const struct doctor_env *env, const struct vdso_facts *v,
+			      struct clocksource_facts *cs)
+{
+	memset(cs, 0, sizeof(*cs));
+	cs->capable = h->clocksource[0] ? clocksource_vdso_capable(h->clocksource) : -1;
+	if (v->mapped && v->usable)
+		measure_monotonic(cs);
+	const char *name = h->clocksource[0] ? h->clocksource : "unknown";
+	const char *foreign = env->qemu_user ? " (the host kernel's: this program is emulated)" : "";
+
+	if (cs->measured)
+		cs->fallback = cs->ratio < FALLBACK_RATIO;
+	else
+		cs->fallback = v->mapped && v->usable && cs->capable == 0;
+
+	struct finding *f;
+	if (cs->fallback) {
+		f = finding_add(r, "clocksource-fallback", SEVERITY_SLOW,
+				"clocksource %s cannot be read from user space: clock_gettime falls "
+				"back to the syscall inside the vDSO", name);
+	} else if (v->mapped && v->usable) {
+		f = finding_add(r, "clocksource", SEVERITY_OK,
+				"clocksource %s is read in user space by the vDSO", name);
+	} else {
+		f = finding_add(r, "clocksource", SEVERITY_INFO, "clocksource %s%s", name, foreign);
+	}
+	if (cs->measured) {
+		char a[32], b[32], x[32];
+		evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: the "
+			 "syscall costs %s the vDSO (fallback below %.0f×)",
+			 fmt_duration_ns(a, sizeof(a), cs->vdso_ns),
+			 fmt_duration_ns(b, sizeof(b), cs->syscall_ns),
+			 fmt_ratio(x, sizeof(x), cs->ratio), FALLBACK_RATIO);
+	} else if (v->mapped && v->usable) {
+		evidence(f, "not measured: no vDSO clock_gettime here");
+	} else {
+		evidence(f, "not measured: no vDSO in this process");
+	}
+	evidence(f, "current clocksource: %s (/sys/devices/system/clocksource/clocksource0/"
+		 "current_clocksource)%s", name, foreign);
+	evidence(f, "available: %s", h->available_clocksources[0] ? h->available_clocksources :
+		 "unknown");
+	evidence(f, "%s %s", name, cs->capable == 1 ? "has a vDSO read (vdso_clock_mode)" :
+		 cs->capable == 0 ? "has no vDSO read: the vDSO hands every read to the kernel" :
+		 "is not in vdsokit's list of clocksources: the measurement decides");
+	if (env->cmdline_clocksource[0])
+		evidence(f, "kernel command line: %s", env->cmdline_clocksource);
+	if (!cs->fallback)
+		return;
+
+	/* The way out: a capable clocksource the kernel already offers. */
+	char better[128] = "";
+	char list[256];
+	snprintf(list, sizeof(list), "%s", h->available_clocksources);
+	for (char *save = NULL, *tok = strtok_r(list, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save))
+		if (clocksource_vdso_capable(tok) == 1 && !better[0])
+			snprintf(better, sizeof(better), "%s", tok);
+	if (better[0])
+		action(f, "switch to %s: echo %s > /sys/devices/system/clocksource/clocksource0/"
+		       "current_clocksource (as root)%s%s%s", better, better,
+		       env->cmdline_clocksource[0] ? ", and drop " : "",
+		       env->cmdline_clocksource[0] ? env->cmdline_clocksource : "",
+		       env->cmdline_clocksource[0] ? " from the kernel command line" : "");
+	else
+		action(f, "no vDSO-capable clocksource is available: on x86 the TSC was rejected "
+		       "(dmesg | grep -i tsc); in a VM enable kvm-clock or an invariant TSC%s%s",
+		       env->cmdline_clocksource[0] ? "; the command line forces " : "",
+		       env->cmdline_clocksource[0] ? env->cmdline_clocksource : "");
+}
+
+/* ---------------------------------------------------------------------- */
+/* Environment                                                             */
+/* ---------------------------------------------------------------------- */
+
+static bool machine_is_64bit(const char *machine)
+{
+	static const char *const names[] = { "x86_64", "aarch64", "ppc64", "s390x", "mips64",
+					     "sparc64", "riscv64", "loongarch64", "parisc64" };
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(machine, names[i], strlen(names[i])) == 0)
+			return true;
+	return false;
+}
+
+static void check_environment(struct report *r, const struct host_facts *h,
+			      const struct doctor_env *env)
+{
+	struct finding *f;
+	if (env->seccomp_mode == 2) {
+		f = finding_add(r, "seccomp", SEVERITY_INFO,
+				"seccomp filters are active: every syscall fallback runs them too");
+		evidence(f, "/proc/self/status: Seccomp: 2, Seccomp_filters: %d", env->seccomp_filters);
+		action(f, "vDSO calls never enter the kernel and are not filtered; syscall paths "
+		       "(CPU-time clocks, missing symbols) pay for the filters and may be denied");
+	} else if (env->seccomp_mode == 1) {
+		f = finding_add(r, "seccomp", SEVERITY_WARNING,
+				"seccomp strict mode: any syscall but read, write, exit and sigreturn "
+				"kills the process");
+		evidence(f, "/proc/self/status: Seccomp: 1");
+		action(f, "only vDSO paths are safe here; the syscall fallbacks are fatal");
+	}
+
+	bool other_ns = env->time_ns[0] && env->init_time_ns[0] &&
+			strcmp(env->time_ns, env->init_time_ns) != 0;
+	bool offsets = env->monotonic_offset_s || env->boottime_offset_s;
+	if (other_ns || offsets) {
+		f = finding_add(r, "time-namespace", SEVERITY_INFO,
+				"running in a time namespace%s", offsets ? " with clock offsets" : "");
+		if (env->init_time_ns[0])
+			evidence(f, "/proc/self/ns/time %s, /proc/1/ns/time %s", env->time_ns,
+				 env->init_time_ns);
+		evidence(f, "/proc/self/timens_offsets: monotonic %+lld s, boottime %+lld s",
+			 env->monotonic_offset_s, env->boottime_offset_s);
+		action(f, "none: the vDSO applies the offsets from the namespace's data page "
+		       "(`vdsokit verify` checks the results against the syscall)");
+	}
+
+	if (sizeof(void *) == 4 && machine_is_64bit(h->machine)) {
+		f = finding_add(r, "compat-32bit", SEVERITY_INFO,
+				"32-bit userspace (%s) on a 64-bit kernel (%s)", vdso_arch_name(),
+				h->machine);
+		evidence(f, "uname -m: %s; this program: %s, %zu-bit pointers", h->machine,
+			 vdso_arch_name(), sizeof(void *) * 8);
+		action(f, "the kernel maps its compat vDSO; the library prefers its 64-bit-time "
+		       "entries (clock_gettime64) so results stay right after 2038");
+	}
+
+	if (env->hypervisor[0] && !env->qemu_user) {
+		f = finding_add(r, "virtual-machine", SEVERITY_INFO,
+				"running in a virtual machine: %s", env->hypervisor);
+		evidence(f, "clocksource %s; available: %s", h->clocksource[0] ? h->clocksource : "?",
+			 h->available_clocksources[0] ? h->available_clocksources : "?");
+		action(f, "the vDSO is fast in a VM only with a paravirtual or stable TSC clocksource "
+		       "(kvm-clock, tsc, hyperv_clocksource_tsc_page)");
+	}
+}
+
+/* ---------------------------------------------------------------------- */
+/* Output                                                                  */
+/* ---------------------------------------------------------------------- */
+
+static unsigned slow_count(const struct report *r)
+{
+	unsigned n = 0;
+	for (unsigned i = 0; i < r->count; i++)
+		n += r->findings[i].severity == SEVERITY_SLOW;
+	return n;
+}
+
+static void print_text(const struct report *r, const struct host_facts *h)
+{
+	printf("vdsokit doctor: Linux %s %s, library %s, clocksource %s\n\n", h->kernel_release,
+	       h->machine, vdso_arch_name(), h->clocksource[0] ? h->clocksource : "unknown");
+	for (unsigned i = 0; i < r->count; i++) {
+		const struct finding *f = &r->findings[i];
+		static const char *const tags[] = { "ok  ", "info", "warn", "SLOW" };
+		printf("  %s  %s\n", tags[f->severity], f->title);
+		if (f->severity == SEVERITY_OK && i + 1 < r->count) {
+			/* Healthy facts: one line of evidence is enough. */
+			if (f->evidence_count)
+				printf("        %s\n", f->evidence[0]);
+			continue;
+		}
+		for (unsigned e = 0; e < f->evidence_count; e++)
+			printf("        evidence: %s\n", f->evidence[e]);
+		if (f->action[0])
+			printf("        action:   %s\n", f->action);
+	}
+	unsigned slow = slow_count(r);
+	if (slow == 0) {
+		printf("\nVerdict: every call is on its fast path.\n");
+	} else {
+		printf("\nVerdict: not on the fast path (");
+		for (unsigned i = 0, n = 0; i < r->count; i++)
+			if (r->findings[i].severity == SEVERITY_SLOW)
+				printf("%s%s", n++ ? ", " : "", r->findings[i].id);
+		printf(").\n");
+	}
+}
+
+static void json_path_list(struct json_writer *w)
+{
+	json_key(w, "functions");
+	json_array_begin(w);
+	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
+		bool clocked = fn == VDSO_FN_CLOCK_GETTIME || fn == VDSO_FN_CLOCK_GETRES;
+		for (long clock = 0; clock < (clocked ? 12 : 1); clock++) {
+			struct vdso_path p;
+			char name[32];
+			if (vdso_path_of((enum vdso_func)fn, (clockid_t)clock, &p) != 0)
+				continue;
+			json_object_begin(w);
+			json_kv_string(w, "function", cli_func_name((enum vdso_func)fn));
+			if (clocked)
+				json_kv_string(w, "clock", clock_id_name(name, sizeof(name), clock));
+			json_kv_string(w, "route", vdso_route_name(p.route));
+			json_kv_string(w, "reason", vdso_reason_text(p.reason));
+			json_kv_string(w, "symbol", p.symbol);
+			json_kv_string(w, "version", p.version);
+			json_kv_string(w, "syscall", p.syscall);
+			json_object_end(w);
+		}
+	}
+	json_array_end(w);
+}
+
+static void print_json(const struct report *r, const struct host_facts *h,
+		       const struct doctor_env *env, const struct vdso_facts *v,
+		       const struct clocksource_facts *cs, int init_result)
+{
+	struct json_writer w;
+	json_document_begin(&w, stdout, "doctor");
+	json_host(&w, h, init_result);
+
+	json_key(&w, "vdso");
+	json_object_begin(&w);
+	json_kv_bool(&w, "mapped", v->mapped);
+	json_kv_bool(&w, "usable", v->usable);
+	json_kv_hex(&w, "address", v->address);
+	json_kv_uint(&w, "size", v->size);
+	json_kv_string(&w, "missing_reason", v->reason_id);
+	json_object_end(&w);
+
+	json_key(&w, "clocksource");
+	json_object_begin(&w);
+	json_kv_string(&w, "current", h->clocksource[0] ? h->clocksource : NULL);
+	json_kv_string(&w, "available", h->available_clocksources[0] ? h->available_clocksources :
+		       NULL);
+	json_kv_string(&w, "vdso_capable", cs->capable == 1 ? "yes" : cs->capable == 0 ? "no" :
+		       "unknown");
+	json_kv_bool(&w, "measured", cs->measured);
+	json_kv_double(&w, "vdso_ns", cs->measured ? cs->vdso_ns : NAN);
+	json_kv_double(&w, "syscall_ns", cs->measured ? cs->syscall_ns : NAN);
+	json_kv_double(&w, "syscall_over_vdso", cs->measured ? cs->ratio : NAN);
+	json_kv_bool(&w, "fallback", cs->fallback);
+	json_object_end(&w);
+
+	json_key(&w, "environment");
+	json_object_begin(&w);
+	json_kv_string(&w, "emulator", env->qemu_user ? "qemu-user" : env->valgrind ? "valgrind" :
+		       env->rr ? "rr" : NULL);
+	json_kv_string(&w, "cmdline", env->cmdline_readable ? env->cmdline : NULL);
+	json_kv_string(&w, "cmdline_vdso", env->cmdline_vdso[0] ? env->cmdline_vdso : NULL);
+	json_kv_string(&w, "cmdline_clocksource",
+		       env->cmdline_clocksource[0] ? env->cmdline_clocksource : NULL);
+	json_kv_string(&w, "cpuinfo_family", env->cpuinfo_family[0] ? env->cpuinfo_family : NULL);
+	json_kv_string(&w, "process_name", env->comm);
+	json_kv_int(&w, "seccomp_mode", env->seccomp_mode);
+	json_kv_int(&w, "seccomp_filters", env->seccomp_filters);
+	json_kv_string(&w, "time_namespace", env->time_ns[0] ? env->time_ns : NULL);
+	json_kv_string(&w, "init_time_namespace", env->init_time_ns[0] ? env->init_time_ns : NULL);
+	json_kv_int(&w, "monotonic_offset_s", env->monotonic_offset_s);
+	json_kv_int(&w, "boottime_offset_s", env->boottime_offset_s);
+	json_kv_string(&w, "hypervisor", env->hypervisor[0] ? env->hypervisor : NULL);
+	json_object_end(&w);
+
+	json_path_list(&w);
+
+	json_key(&w, "findings");
+	json_array_begin(&w);
+	for (unsigned i = 0; i < r->count; i++) {
+		const struct finding *f = &r->findings[i];
+		json_object_begin(&w);
+		json_kv_string(&w, "id", f->id);
+		json_kv_string(&w, "severity", severity_names[f->severity]);
+		json_kv_string(&w, "title", f->title);
+		json_key(&w, "evidence");
+		json_array_begin(&w);
+		for (unsigned e = 0; e < f->evidence_count; e++)
+			json_string(&w, f->evidence[e]);
+		json_array_end(&w);
+		json_kv_string(&w, "action", f->action[0] ? f->action : NULL);
+		json_object_end(&w);
+	}
+	json_array_end(&w);
+
+	json_key(&w, "verdict");
+	json_object_begin(&w);
+	json_kv_bool(&w, "fast", slow_count(r) == 0);
+	json_key(&w, "slow");
+	json_array_begin(&w);
+	for (unsigned i = 0; i < r->count; i++)
+		if (r->findings[i].severity == SEVERITY_SLOW)
+			json_string(&w, r->findings[i].id);
+	json_array_end(&w);
+	json_object_end(&w);
+	json_document_end(&w);
+}
+
+static void print_usage(FILE *out)
+{
+	fprintf(out,
+		"Usage: %s doctor [--json]\n"
+		"\n"
+		"Explains why a call is not on its fast path, with the evidence and a\n"
+		"suggested action: no vDSO mapped (vdso=0, qemu-user, valgrind, rr), a\n"
+		"function this kernel's vDSO lacks, a clocksource the vDSO cannot read\n"
+		"(measured: a vDSO clock_gettime within %.0fx of the syscall's cost is the\n"
+		"syscall), CPU-time clocks, seccomp, time namespaces, 32-bit userspace on a\n"
+		"64-bit kernel, virtual machines.\n"
+		"\n"
+		"Options:\n"
+		"  --json      machine-readable output (schema vdsokit-doctor)\n"
+		"  -h, --help  this help\n"
+		"\n"
+		"Exit status: 0 every call is on its fast path, 1 otherwise, 2 usage error.\n",
+		CLI_PROGRAM, FALLBACK_RATIO);
+}
+
+int cmd_doctor(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false;
+	int c;
+	while ((c = cli_getopt(argc, argv, "h", options)) != -1) {
+		switch (c) {
+		case 'j':
+			json = true;
+			break;
+		case 'h':
+			print_usage(stdout);
+			return CLI_EXIT_OK;
+		default:
+			return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+
+	struct host_facts host;
+	static struct doctor_env env;
+	static struct report report;
+	struct vdso_facts vdso;
+	struct clocksource_facts clocksource;
+	host_facts_read(&host);
+	int init_result = vdso_init();
+	doctor_env_read(&env, &host);
+
+	check_vdso(&report, &host, &env, init_result, &vdso);
+	check_tools(&report, &env, &host);
+	check_clocksource(&report, &host, &env, &vdso, &clocksource);
+	check_functions(&report, &vdso);
+	check_cputime(&report);
+	check_environment(&report, &host, &env);
+
+	if (json)
+		print_json(&report, &host, &env, &vdso, &clocksource, init_result);
+	else
+		print_text(&report, &host);
+	return slow_count(&report) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+}

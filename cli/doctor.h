@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdsokit doctor: the facts it gathers about the process's environment
+ * (doctor_env.c) and the findings it draws from them (doctor.c).
+ */
+#ifndef VDSOKIT_CLI_DOCTOR_H
+#define VDSOKIT_CLI_DOCTOR_H
+
+#include <stdbool.h>
+
+#include "checks.h"
+
+/* Everything doctor reads from /proc and /sys, read once. */
+struct doctor_env {
+	/* The kernel command line and what it says about the vDSO and clocks. */
+	bool cmdline_readable;
+	char cmdline[1024];
+	char cmdline_vdso[32];        /* "vdso=0", "vdso32=0", … or ""          */
+	char cmdline_clocksource[48]; /* "clocksource=hpet" or ""                */
+
+	/* Three witnesses of the vDSO: the auxv the libc saw, the file, the maps. */
+	bool auxv_file_readable, auxv_file_has_vdso;
+	bool maps_readable, maps_has_vdso, maps_has_vvar;
+
+	/* Tools that hide or replace the vDSO. */
+	bool valgrind;
+	char valgrind_evidence[2][200];
+	bool qemu_user;
+	unsigned qemu_evidence_count;
+	char qemu_evidence[4][200];
+	bool rr;
+	char rr_evidence[200];
+
+	/* The instruction set /proc/cpuinfo describes ("x86", "arm", …, "" unknown). */
+	char cpuinfo_family[16];
+	/* Ours, the same way. */
+	char build_family[16];
+	char comm[32];                /* Name: of /proc/self/status            */
+
+	int seccomp_mode;             /* -1 unknown, 0 off, 1 strict, 2 filter */
+	int seccomp_filters;          /* -1 unknown                            */
+
+	/* Time namespace: ours against init's, and the offsets. */
+	char time_ns[64], init_time_ns[64];   /* "" when unreadable              */
+	bool timens_offsets_readable;
+	long long monotonic_offset_s, boottime_offset_s;
+
+	char hypervisor[64];          /* "KVM", "QEMU"… or "" (bare metal or unknown) */
+};
+
+void doctor_env_read(struct doctor_env *env, const struct host_facts *host);
+
+/* The family of a machine or arch name: "x86" for i686/x86_64, "arm" for arm/aarch64, … */
+const char *arch_family(const char *name);
+
+#endif /* VDSOKIT_CLI_DOCTOR_H */
