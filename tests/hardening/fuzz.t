@@ -9,6 +9,8 @@ if ! command -v clang >/dev/null 2>&1; then
 	echo "ok 1 # SKIP clang not installed (scripts/install-deps)"
 	exit 0
 fi
+# Our own make invocation: none of the outer make's variables or jobserver.
+unset MAKEFLAGS MFLAGS MAKELEVEL
 if ! make --no-print-directory -s BUILD="$build" "$build/fuzz/fuzz_image" "$build/fuzz/dump-vdso" >&2; then
 	echo "not ok 1 - the fuzz target does not build"
 	exit 0
