@@ -15,6 +15,7 @@
 static const char usage[] =
 	"Usage: vdsokit bench [--json | --csv] [--svg FILE] [--time SECONDS]\n"
 	"                     [--functions LIST] [--clocks LIST] [--cpu N] [--detail]\n"
+	"                     [--latency]\n"
 	"\n"
 	"Measures ns per call of each function through four paths: libvdsokit (what\n"
 	"the library chooses), the raw vDSO pointer, the libc, and the raw syscall.\n"
@@ -40,9 +41,13 @@ static const char usage[] =
 	"                    100 (an invalid id)\n"
 	"  --cpu N           pin to CPU N (default: the CPU it starts on; -1: no pinning)\n"
 	"  --detail          text: add the per-path table (min, p90, calls, batches)\n"
+	"  --latency         also time 2000 single calls per path with the TSC (x86):\n"
+	"                    p50, p90, p99, p99.9 and max, less the cost of timing\n"
+	"                    an empty call\n"
 	"  -h, --help        this help\n";
 
 #define MAX_CASES 128
+#define LATENCY_SAMPLES 2000
 #define DEFAULT_BUDGET_S 3.0
 #define BATCH_NS 50e3
 #define MIN_BATCHES 31
@@ -57,6 +62,7 @@ struct bench_row {
 	struct vdso_path route;
 	bool route_known;
 	struct bench_result r[BENCH_PATH_COUNT];
+	struct latency_result latency[BENCH_PATH_COUNT];
 };
 
 struct crosscheck {
@@ -75,6 +81,7 @@ struct bench_run {
 	struct host_facts host;
 	int init_result;
 	int cpu;               /* pinned CPU, -1 if not pinned */
+	bool latency;          /* latency[] measured */
 	double budget_s, elapsed_s;
 	struct bench_config config;
 };
@@ -99,7 +106,7 @@ static const char *route_label(const struct bench_row *row)
 /* ---------------------------------------------------------------------- */
 
 struct bench_options {
-	bool json, csv, detail;
+	bool json, csv, detail, latency;
 	const char *svg_path;
 	double budget_s;
 	long cpu;
@@ -167,6 +174,7 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 		{ "clocks", required_argument, NULL, 'k' },
 		{ "cpu", required_argument, NULL, 'p' },
 		{ "detail", no_argument, NULL, 'd' },
+		{ "latency", no_argument, NULL, 'l' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -185,6 +193,7 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 		case 'j': o->json = true; break;
 		case 'c': o->csv = true; break;
 		case 'd': o->detail = true; break;
+		case 'l': o->latency = true; break;
 		case 's': o->svg_path = optarg; break;
 		case 't':
 			if (!cli_parse_double("bench", "--time", optarg, 0, 3600, &o->budget_s))
@@ -328,6 +337,16 @@ static int measure(struct bench_run *run, const struct bench_options *o)
 	for (unsigned i = 0; i < run->row_count; i++)
 		memcpy(run->rows[i].r, results[i], sizeof(results[i]));
 	run_crosschecks(run);
+	if (o->latency && !latency_supported())
+		cli_warning("bench", "--latency needs an invariant TSC with rdtscp (x86): left out");
+	else if (o->latency) {
+		run->latency = true;
+		for (unsigned i = 0; i < run->row_count; i++)
+			for (unsigned p = 0; p < BENCH_PATH_COUNT; p++)
+				if (run->rows[i].r[p].available)
+					latency_measure(&run->rows[i].c, p, LATENCY_SAMPLES,
+							&run->rows[i].latency[p]);
+	}
 	run->elapsed_s = (bench_now_ns() - start) / 1e9;
 	return 0;
 }
@@ -366,6 +385,46 @@ static const char *result_text(char *buf, size_t size, const struct bench_result
 	else
 		snprintf(buf, size, "%ld", r->first_result);
 	return buf;
+}
+
+static void print_latency(FILE *out, const struct bench_run *run)
+{
+	static const char *const headers[] = {
+		"function/clock", "path", "p50", "p90", "p99", "p99.9", "max",
+	};
+	static const enum table_align align[] = {
+		TABLE_LEFT, TABLE_LEFT, TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT,
+	};
+	struct table t;
+	char buf[32];
+	double resolution = NAN;
+	table_init(&t, 7, headers, align);
+	for (unsigned i = 0; i < run->row_count; i++) {
+		bool first = true;
+		for (unsigned p = 0; p < BENCH_PATH_COUNT; p++) {
+			const struct latency_result *l = &run->rows[i].latency[p];
+			if (!l->available)
+				continue;
+			table_row(&t);
+			table_cell(&t, first ? run->rows[i].c.label : "");
+			first = false;
+			table_cell(&t, bench_path_title(p));
+			const double values[] = { l->p50_ns, l->p90_ns, l->p99_ns, l->p999_ns, l->max_ns };
+			for (unsigned k = 0; k < 5; k++) {
+				/* Below the counter's step, only "less than one step" is known. */
+				if (values[k] < l->resolution_ns)
+					table_cellf(&t, "<%s", fmt_duration_ns(buf, sizeof(buf), l->resolution_ns));
+				else
+					table_cell(&t, fmt_duration_ns(buf, sizeof(buf), values[k]));
+			}
+			resolution = l->resolution_ns;
+		}
+	}
+	fprintf(out, "\nper-call latency: %d single calls per path timed with the TSC (one step "
+		"= %s), less the cost of timing an empty call\n", LATENCY_SAMPLES,
+		fmt_duration_ns(buf, sizeof(buf), resolution));
+	table_print(&t, out, NULL);
+	table_free(&t);
 }
 
 static void print_text(FILE *out, const struct bench_run *run, bool detail)
@@ -410,6 +469,8 @@ static void print_text(FILE *out, const struct bench_run *run, bool detail)
 		fputc('\n', out);
 	}
 
+	if (run->latency)
+		print_latency(out, run);
 	if (!detail)
 		return;
 	static const char *const detail_headers[] = {
@@ -439,7 +500,8 @@ static void print_text(FILE *out, const struct bench_run *run, bool detail)
 	table_free(&t);
 }
 
-static void json_stats(struct json_writer *w, const struct bench_result *r)
+static void json_stats(struct json_writer *w, const struct bench_result *r,
+		       const struct latency_result *latency)
 {
 	json_object_begin(w);
 	json_kv_bool(w, "available", r->available);
@@ -452,6 +514,18 @@ static void json_stats(struct json_writer *w, const struct bench_result *r)
 		json_kv_uint(w, "calls", r->calls);
 		json_kv_uint(w, "batches", r->batches);
 		json_kv_uint(w, "calls_per_batch", r->calls_per_batch);
+	}
+	if (latency && latency->available) {
+		json_key(w, "latency");
+		json_object_begin(w);
+		json_kv_uint(w, "samples", latency->samples);
+		json_kv_double(w, "p50_ns", latency->p50_ns);
+		json_kv_double(w, "p90_ns", latency->p90_ns);
+		json_kv_double(w, "p99_ns", latency->p99_ns);
+		json_kv_double(w, "p999_ns", latency->p999_ns);
+		json_kv_double(w, "max_ns", latency->max_ns);
+		json_kv_double(w, "resolution_ns", latency->resolution_ns);
+		json_object_end(w);
 	}
 	json_object_end(w);
 }
@@ -479,7 +553,7 @@ static void print_json(FILE *out, const struct bench_run *run)
 	json_object_end(&w);
 
 	json_key(&w, "floor");
-	json_stats(&w, &run->floor);
+	json_stats(&w, &run->floor, NULL);
 
 	json_key(&w, "results");
 	json_array_begin(&w);
@@ -508,7 +582,7 @@ static void print_json(FILE *out, const struct bench_run *run)
 		json_object_begin(&w);
 		for (unsigned p = 0; p < BENCH_PATH_COUNT; p++) {
 			json_key(&w, bench_path_name(p));
-			json_stats(&w, &row->r[p]);
+			json_stats(&w, &row->r[p], run->latency ? &row->latency[p] : NULL);
 		}
 		json_object_end(&w);
 		json_object_end(&w);

@@ -337,6 +337,13 @@ void bench_measure_floor(const struct bench_config *config, struct bench_result 
  * machinery: the independent cross-check of bench_measure's figures.
  */
 double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uint64_t calls);
+/* n calls of one case through one path, nothing else: what a batch times. */
+typedef void bench_loop(long arg, uint64_t n);
+/*
+ * The loop of a case and path, NULL if the path does not exist here.  A
+ * case whose func is VDSO_FN_COUNT is the floor (the empty indirect call).
+ */
+bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path);
 /* Pins the calling thread to cpu: 0 or a negative errno. */
 int bench_pin_to_cpu(int cpu);
 /* CLOCK_MONOTONIC in ns, through the libc. */
@@ -353,5 +360,32 @@ double bench_now_ns(void);
 void image_print_text(FILE *out, const struct vdso_image *img);
 /* The same as members ("elf", "build_id", "hash_tables", …) of the open object. */
 void image_print_json(struct json_writer *w, const struct vdso_image *img);
+
+/* ---------------------------------------------------------------------- */
+/* Per-call latency from the CPU's cycle counter (latency.c)               */
+/* ---------------------------------------------------------------------- */
+
+struct latency_result {
+	bool available;
+	unsigned samples;
+	double p50_ns, p90_ns, p99_ns, p999_ns, max_ns;
+	double resolution_ns;      /* the counter's step: smaller figures are noise */
+};
+
+/*
+ * Whether this build can time single calls: x86's TSC, invariant and
+ * readable in user space.  Elsewhere the counters readable in user space
+ * tick too slowly (arm64's CNTVCT: 1–50 MHz) for a 20 ns call.
+ */
+bool latency_supported(void);
+/*
+ * Times `samples` single calls of a case through a path, each between
+ * fenced TSC reads, less the median cost of timing an empty call; the
+ * percentiles of those, in ns (the TSC rate measured against
+ * CLOCK_MONOTONIC_RAW once, over 10 ms).  available = false when the path
+ * does not exist here or latency_supported() is false.
+ */
+void latency_measure(const struct bench_case *c, enum bench_path path, unsigned samples,
+		     struct latency_result *out);
 
 #endif /* VDSOKIT_CLI_H */

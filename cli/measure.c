@@ -85,7 +85,6 @@ int bench_pin_to_cpu(int cpu)
 /* that nothing but the path itself is measured.                           */
 /* ---------------------------------------------------------------------- */
 
-typedef void bench_loop(long arg, uint64_t n);
 
 /* getrandom's destination: 4096 bytes is the largest default length. */
 static unsigned char random_buffer[65536];
@@ -429,6 +428,18 @@ void bench_measure_floor(const struct bench_config *config, struct bench_result 
 	memset(result, 0, sizeof(*result));
 	result->available = true;
 	measure_slots(&slot, 1, config);
+}
+
+bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path)
+{
+	long result;
+	if (!c || path >= BENCH_PATH_COUNT)
+		return NULL;
+	if (c->func == VDSO_FN_COUNT)
+		return floor_loop;
+	if (c->func > VDSO_FN_COUNT || !probe(c, path, &result))
+		return NULL;
+	return loops[c->func][path];
 }
 
 double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uint64_t calls)

@@ -51,6 +51,28 @@ run bench --time 0.2 --functions getcpu --cpu -1 --json
 cp "$tmp/out" "$tmp/nopin.json"
 json_check "--cpu -1: not pinned" "$tmp/nopin.json" '.method.cpu == null and (.results | length) == 1'
 
+# Per-call latency from the TSC, where the CPU has an invariant one.
+run bench --time 0.2 --functions clock_gettime --clocks MONOTONIC --latency --json
+cp "$tmp/out" "$tmp/lat.json"
+if grep -q '"latency"' "$tmp/lat.json"; then
+	json_check "--latency: p50 <= p90 <= p99 <= p99.9 <= max for every path" "$tmp/lat.json" \
+		'[.results[].paths[] | select(.available) | .latency |
+		  .samples == 2000 and .p50_ns <= .p90_ns and .p90_ns <= .p99_ns and
+		  .p99_ns <= .p999_ns and .p999_ns <= .max_ns and .resolution_ns > 0] | all'
+	jq -r '.results[0].paths | to_entries[] | select(.value.available) |
+	       "latency \(.key): p50 \(.value.latency.p50_ns) ns, p99 \(.value.latency.p99_ns) ns (step \(.value.latency.resolution_ns) ns)"' \
+		"$tmp/lat.json" | diag
+else
+	case $(uname -m) in
+	x86_64 | i?86) if grep -q "needs an invariant TSC" "$tmp/err"; then
+			skip "--latency: this CPU has no invariant TSC"
+		else
+			not_ok "--latency: no latency figures and no reason given"
+		fi ;;
+	*) skip "--latency: x86 only" ;;
+	esac
+fi
+
 run bench $short --csv
 expect_status "bench --csv" 0
 check "CSV header" sh -c "head -1 '$tmp/out' | grep -qx 'label,function,arg,route,path,available,median_ns,min_ns,p90_ns,mean_ns,calls,batches,result'"
