@@ -216,8 +216,8 @@ static void check_tools(struct report *r, const struct doctor_env *env, const st
 	}
 	if (env->qemu_user) {
 		struct finding *f = finding_add(r, "qemu-user", SEVERITY_SLOW,
-			"emulated by qemu-user: %s code on a %s kernel, no vDSO", vdso_arch_name(),
-			env->cpuinfo_family[0] ? env->cpuinfo_family : "foreign");
+			"emulated by qemu-user (%s code, host CPU %s): no vDSO", vdso_arch_name(),
+			env->cpuinfo_family[0] ? env->cpuinfo_family : "unknown");
 		for (unsigned i = 0; i < env->qemu_evidence_count; i++)
 			evidence(f, "%s", env->qemu_evidence[i]);
 		if (!h->auxv_sysinfo_ehdr)
@@ -468,11 +468,16 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 	}
 	if (cs->measured) {
 		char a[32], b[32], x[32];
-		evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: the "
-			 "syscall costs %s the vDSO (fallback below %.0f×)",
-			 fmt_duration_ns(a, sizeof(a), cs->vdso_ns),
-			 fmt_duration_ns(b, sizeof(b), cs->syscall_ns),
-			 fmt_ratio(x, sizeof(x), cs->ratio), FALLBACK_RATIO);
+		fmt_duration_ns(a, sizeof(a), cs->vdso_ns);
+		fmt_duration_ns(b, sizeof(b), cs->syscall_ns);
+		fmt_ratio(x, sizeof(x), cs->ratio);
+		if (cs->fallback)
+			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call "
+				 "(syscall/vDSO %s, below %.0f×): the vDSO path costs a syscall", a, b, x,
+				 FALLBACK_RATIO);
+		else
+			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
+				 "the vDSO is %s cheaper", a, b, x);
 	} else if (v->mapped && v->usable) {
 		evidence(f, "not measured: no vDSO clock_gettime here");
 	} else {

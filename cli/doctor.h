@@ -45,7 +45,7 @@ struct doctor_env {
 	bool timens_offsets_readable;
 	long long monotonic_offset_s, boottime_offset_s;
 
-	char hypervisor[64];          /* "KVM", "QEMU"… or "" (bare metal or unknown) */
+	char hypervisor[128];          /* "KVM", "QEMU"… or "" (bare metal or unknown) */
 };
 
 void doctor_env_read(struct doctor_env *env, const struct host_facts *host);

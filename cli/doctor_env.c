@@ -218,6 +218,7 @@ static void read_time_namespace(struct doctor_env *env)
 static void read_hypervisor(struct doctor_env *env, bool hypervisor_flag)
 {
 	char vendor[64], product[64], compatible[256];
+	product[0] = 0;
 	if (read_small_file("/sys/hypervisor/type", vendor, sizeof(vendor)) && vendor[0]) {
 		trim(vendor);
 		snprintf(env->hypervisor, sizeof(env->hypervisor), "%.32s (/sys/hypervisor/type)", vendor);
@@ -233,7 +234,7 @@ static void read_hypervisor(struct doctor_env *env, bool hypervisor_flag)
 		};
 		for (size_t i = 0; i < sizeof(virtual_vendors) / sizeof(virtual_vendors[0]); i++)
 			if (strstr(vendor, virtual_vendors[i]) || strstr(product, virtual_vendors[i])) {
-				snprintf(env->hypervisor, sizeof(env->hypervisor), "%.28s %.28s", vendor,
+				snprintf(env->hypervisor, sizeof(env->hypervisor), "%.60s %.60s", vendor,
 					 product);
 				return;
 			}

@@ -1,0 +1,142 @@
+#!/bin/sh
+# vdsokit doctor: a healthy host (exit 0, clocksource named and measured),
+# valgrind (no vDSO, recognised, exit 1), qemu-user on aarch64 (no vDSO,
+# recognised, exit 1), and the expectation matcher tests/doctor-expect that
+# the QEMU matrix applies to its clocksource=hpet and vdso=0 guests, run
+# here on samples those guests produced and on the wrong samples.
+. "$(dirname "$0")/cli-lib.sh"
+
+if ! command -v jq >/dev/null; then
+	echo "1..0 # SKIP jq is not installed"
+	exit 0
+fi
+expect_tool=$top/tests/doctor-expect
+samples=$top/tests/doctor-samples
+
+# expect_doctor DESCRIPTION CASE FILE: doctor-expect accepts FILE for CASE.
+expect_doctor() {
+	if "$expect_tool" "$2" <"$3" >"$tmp/expect.out" 2>&1; then
+		ok "$1"
+	else
+		not_ok "$1"
+		grep -v '^#   ok' "$tmp/expect.out" | sed 's/^# *//' | diag
+	fi
+}
+# reject_doctor DESCRIPTION CASE FILE: doctor-expect says no (exit 1).
+reject_doctor() {
+	"$expect_tool" "$2" <"$3" >"$tmp/expect.out" 2>&1
+	st=$?
+	if [ $st -eq 1 ]; then ok "$1"; else not_ok "$1 (exit $st, want 1)"; fi
+}
+
+# --- the host ----------------------------------------------------------
+sysfs_cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
+run doctor
+expect_status "doctor on this machine: every call on its fast path" 0
+if [ -n "$sysfs_cs" ] && grep -q "clocksource $sysfs_cs" "$tmp/out"; then
+	ok "doctor names the clocksource ($sysfs_cs)"
+else
+	not_ok "doctor names the clocksource '$sysfs_cs'"
+	head -8 "$tmp/out" | diag
+fi
+if grep -q '^Verdict: every call is on its fast path' "$tmp/out"; then ok "verdict line"; else not_ok "verdict line"; fi
+
+run doctor --json
+expect_status "doctor --json" 0
+cp "$tmp/out" "$tmp/host.json"
+if jq -e '.schema == "vdsokit-doctor"' "$tmp/host.json" >/dev/null 2>&1; then
+	ok "doctor --json parses (schema vdsokit-doctor)"
+else
+	not_ok "doctor --json parses"
+fi
+expect_doctor "doctor-expect host: healthy machine" host "$tmp/host.json"
+if jq -e --arg cs "$sysfs_cs" '.clocksource.current == $cs' "$tmp/host.json" >/dev/null 2>&1; then
+	ok "JSON names the clocksource $sysfs_cs, measured vDSO $(jq .clocksource.vdso_ns "$tmp/host.json") ns vs syscall $(jq .clocksource.syscall_ns "$tmp/host.json") ns"
+else
+	not_ok "JSON clocksource"
+fi
+if jq -e 'all(.findings[]; (.id | length > 0) and (.title | length > 0) and (.evidence | type == "array"))' \
+	"$tmp/host.json" >/dev/null 2>&1 &&
+	jq -e 'all(.findings[] | select(.severity != "ok"); .action | type == "string" and length > 0)' \
+		"$tmp/host.json" >/dev/null 2>&1; then
+	ok "every finding has an id, a title, evidence, and (unless ok) an action"
+else
+	not_ok "finding structure"
+fi
+if jq -e 'any(.findings[]; .id == "cputime-syscall" and .severity == "info")' "$tmp/host.json" >/dev/null; then
+	ok "CPU-time clocks reported as always taking a syscall"
+else
+	not_ok "CPU-time clock finding"
+fi
+reject_doctor "doctor-expect tells the host apart from hpet" hpet "$tmp/host.json"
+reject_doctor "doctor-expect tells the host apart from vdso=0" vdso0 "$tmp/host.json"
+
+# --- valgrind hides the vDSO on x86 ---------------------------------------
+if command -v valgrind >/dev/null; then
+	valgrind -q --error-exitcode=99 "$vdsokit" doctor >"$tmp/vg.out" 2>"$tmp/vg.err"
+	st=$?
+	if [ $st -eq 1 ]; then
+		ok "under valgrind: doctor exits 1 (not on the fast path), no valgrind error"
+	else
+		not_ok "under valgrind: exit $st, want 1 (99 would be a valgrind error)"
+		tail -5 "$tmp/vg.err" | diag
+	fi
+	if grep -q 'no vDSO is mapped' "$tmp/vg.out" && grep -q 'running under valgrind' "$tmp/vg.out"; then
+		ok "under valgrind: says no vDSO, running under valgrind"
+	else
+		not_ok "under valgrind: the reasons"
+		head -12 "$tmp/vg.out" | diag
+	fi
+	valgrind -q "$vdsokit" doctor --json >"$tmp/vg.json" 2>/dev/null
+	expect_doctor "doctor-expect valgrind" valgrind "$tmp/vg.json"
+else
+	skip "valgrind is not installed"
+	skip "valgrind reasons"
+	skip "doctor-expect valgrind"
+fi
+
+# --- qemu-user: an aarch64 build, emulated ------------------------------
+qemu=$(command -v qemu-aarch64-static || true)
+a64=$build/aarch64/vdsokit
+if [ -n "$qemu" ] && command -v aarch64-linux-gnu-gcc-12 >/dev/null &&
+	make -s -C "$top" CC=aarch64-linux-gnu-gcc-12 AR=aarch64-linux-gnu-ar BUILD="$build/aarch64" \
+		LDFLAGS=-static "$a64" >"$tmp/make.log" 2>&1; then
+	"$qemu" "$a64" doctor --json >"$tmp/qemu.json" 2>"$tmp/qemu.err"
+	st=$?
+	if [ $st -eq 1 ]; then ok "aarch64 under qemu-user: exit 1"; else not_ok "aarch64 under qemu-user: exit $st, want 1"; fi
+	expect_doctor "doctor-expect qemu-user" qemu-user "$tmp/qemu.json"
+	"$qemu" "$a64" doctor >"$tmp/qemu.out" 2>&1
+	if grep -q 'emulated by qemu-user' "$tmp/qemu.out"; then
+		ok "text says: $(grep -m1 'emulated by qemu-user' "$tmp/qemu.out" | sed 's/^ *SLOW *//')"
+	else
+		not_ok "text names qemu-user"
+	fi
+else
+	skip "qemu-user: no qemu-aarch64-static or aarch64 cross compiler, or the build failed"
+	skip "doctor-expect qemu-user"
+	skip "qemu-user text"
+	[ -s "$tmp/make.log" ] && tail -5 "$tmp/make.log" | diag
+fi
+
+# --- the matcher on what real guests printed (tests/qemu boots them) ----
+expect_doctor "doctor-expect hpet accepts an x86_64 guest booted with clocksource=hpet" \
+	hpet "$samples/amd64-hpet.json"
+reject_doctor "doctor-expect vdso0 rejects the hpet guest" vdso0 "$samples/amd64-hpet.json"
+reject_doctor "doctor-expect host rejects the hpet guest" host "$samples/amd64-hpet.json"
+expect_doctor "doctor-expect vdso0 accepts an x86_64 guest booted with vdso=0" \
+	vdso0 "$samples/amd64-novdso.json"
+reject_doctor "doctor-expect hpet rejects the vdso=0 guest" hpet "$samples/amd64-novdso.json"
+echo '{"schema": "something-else"}' >"$tmp/bogus.json"
+"$expect_tool" host <"$tmp/bogus.json" >/dev/null 2>&1
+st=$?
+if [ $st -eq 2 ]; then ok "doctor-expect: input that is not doctor's JSON is an error (exit 2)"; else not_ok "doctor-expect bogus input: exit $st"; fi
+
+# --- usage errors ------------------------------------------------------
+run doctor extra
+expect_error "doctor with an extra argument" 2 "unexpected argument"
+run doctor --nope
+expect_error "doctor with an unknown option" 2 "unknown option"
+run doctor --help
+expect_status "doctor --help" 0
+
+done_testing
