@@ -77,9 +77,8 @@ bool abi_memory_still_unmapped(const struct abi_memory *m)
 	return msync(m->unmapped, (size_t)sysconf(_SC_PAGESIZE), MS_ASYNC) != 0 && errno == ENOMEM;
 }
 
-/* A pointer of the given kind to an object of `size` bytes; slot picks a distinct valid buffer. */
-static void *pointer_for(enum abi_pointer kind, size_t size, unsigned slot,
-			 const struct abi_memory *m)
+/* A pointer of the given kind; slot picks one of the distinct valid buffers. */
+static void *pointer_for(enum abi_pointer kind, unsigned slot, const struct abi_memory *m)
 {
 	switch (kind) {
 	case ABI_PTR_VALID:
@@ -91,8 +90,12 @@ static void *pointer_for(enum abi_pointer kind, size_t size, unsigned slot,
 	case ABI_PTR_READONLY:
 		return m->readonly;
 	case ABI_PTR_PARTIAL:
-		/* Half the object before the guard page, half in it. */
-		return m->boundary - size / 2;
+		/*
+		 * Two bytes before the guard page: every object, whatever its
+		 * size on a path (a 32-bit kernel's timeval is 8 bytes, ours 16),
+		 * straddles into it.
+		 */
+		return m->boundary - 2;
 	case ABI_PTR_MISALIGNED:
 		return m->writable + 2048 + 1;
 	case ABI_PTR_KERNEL:
@@ -104,22 +107,39 @@ static void *pointer_for(enum abi_pointer kind, size_t size, unsigned slot,
 }
 
 /*
- * time(): the library's syscall path stores *t itself (it passes NULL to
- * the kernel), so for the kernel's own answer to a bad pointer this makes
- * the time syscall directly where the architecture has one.
+ * The kernel's own answer for time() and gettimeofday().  The library's
+ * syscall path for them is not the bare syscall: time() passes NULL and
+ * stores *t itself, and 32-bit architectures derive gettimeofday from
+ * clock_gettime64 and convert in user space.  Where the architecture has
+ * the bare syscall, the "syscall" column makes it, with the caller's
+ * pointers (only their faults matter; a 32-bit kernel writes a smaller
+ * struct into the valid buffers).  *done is false where there is none.
  */
-static long raw_time_syscall(int64_t *t, bool *done)
+static long bare_time_syscall(void *t, bool *done)
 {
 #ifdef SYS_time
-	if (sizeof(long) == sizeof(int64_t)) {
-		*done = true;
-		long v = syscall(SYS_time, t);
-		return v == -1 ? -errno : 0;
-	}
-#endif
+	*done = true;
+	long v = syscall(SYS_time, t);
+	return v == -1 ? -errno : 0;
+#else
 	(void)t;
 	*done = false;
 	return 0;
+#endif
+}
+
+static long bare_gettimeofday_syscall(void *tv, void *tz, bool *done)
+{
+#ifdef SYS_gettimeofday
+	*done = true;
+	long v = syscall(SYS_gettimeofday, tv, tz);
+	return v == -1 ? -errno : 0;
+#else
+	(void)tv;
+	(void)tz;
+	*done = false;
+	return 0;
+#endif
 }
 
 long abi_case_call(const struct abi_case *c, enum vdso_via via, const struct abi_memory *m)
@@ -135,32 +155,35 @@ long abi_case_call(const struct abi_case *c, enum vdso_via via, const struct abi
 		clock = cpu_clock_id(gettid(), true, CPUCLOCK_KIND_SCHED);
 	switch (c->fn) {
 	case VDSO_FN_CLOCK_GETTIME:
-		first = pointer_for(c->pointer, sizeof(struct vdso_timespec), 0, m);
+		first = pointer_for(c->pointer, 0, m);
 		return vdso_clock_gettime_via(via, clock, first);
 	case VDSO_FN_CLOCK_GETRES:
-		first = pointer_for(c->pointer, sizeof(struct vdso_timespec), 0, m);
+		first = pointer_for(c->pointer, 0, m);
 		return vdso_clock_getres_via(via, clock, first);
 	case VDSO_FN_GETTIMEOFDAY:
 		/* tv is 16 bytes, struct timezone two ints. */
-		first = pointer_for(c->bad_argument == 0 ? c->pointer : ABI_PTR_VALID, 16, 0, m);
-		second = c->bad_argument == 1 ? pointer_for(c->pointer, 8, 1, m) : NULL;
+		first = pointer_for(c->bad_argument == 0 ? c->pointer : ABI_PTR_VALID, 0, m);
+		second = c->bad_argument == 1 ? pointer_for(c->pointer, 1, m) : NULL;
+		if (via == VDSO_VIA_SYSCALL) {
+			v = bare_gettimeofday_syscall(first, second, &done);
+			if (done)
+				return v;
+		}
 		return vdso_gettimeofday_via(via, first, second);
 	case VDSO_FN_TIME:
-		first = pointer_for(c->pointer, sizeof(int64_t), 0, m);
+		first = pointer_for(c->pointer, 0, m);
 		if (via == VDSO_VIA_SYSCALL) {
-			v = raw_time_syscall(first, &done);
+			v = bare_time_syscall(first, &done);
 			if (done)
 				return v;
 		}
 		return vdso_time_via(via, first);
 	case VDSO_FN_GETCPU:
-		first = pointer_for(c->bad_argument == 0 ? c->pointer : ABI_PTR_VALID,
-				    sizeof(unsigned), 0, m);
-		second = pointer_for(c->bad_argument == 1 ? c->pointer : ABI_PTR_VALID,
-				     sizeof(unsigned), 1, m);
+		first = pointer_for(c->bad_argument == 0 ? c->pointer : ABI_PTR_VALID, 0, m);
+		second = pointer_for(c->bad_argument == 1 ? c->pointer : ABI_PTR_VALID, 1, m);
 		return vdso_getcpu_via(via, first, second);
 	case VDSO_FN_GETRANDOM:
-		first = pointer_for(c->pointer, c->length, 0, m);
+		first = pointer_for(c->pointer, 0, m);
 		return vdso_getrandom_via(via, first, c->length, c->flags);
 	default:
 		return -ENOSYS;
