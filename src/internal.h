@@ -37,17 +37,21 @@ struct vdso_entry {
 };
 
 struct vdso_state {
-	const struct vdso_image *image;     /* NULL: no usable vDSO        */
+	const struct vdso_image *image;     /* &parsed, or NULL: no usable vDSO */
+	struct vdso_image parsed;
 	enum vdso_reason image_reason;      /* NO_VDSO, BAD_IMAGE or OK     */
 	int image_error;                    /* vdso_image_error when BAD    */
 	/* Every known symbol of this architecture, resolved or NULL. */
 	const void *sym_addr[SYM_COUNT];
 	const char *sym_version[SYM_COUNT]; /* version matched, NULL unversioned */
 	struct vdso_entry gettime, getres, gettimeofday, time, getcpu, getrandom, thread_area;
-	/* Clock ids (bits) that vdso_clock_gettime sends to the vDSO. */
-	uint32_t gettime_clocks;
-	uint32_t getres_clocks;
 };
+
+/* Clock ids (bits) that a clock_gettime/clock_getres entry serves in user space. */
+static inline uint32_t entry_clocks(const struct vdso_entry *e)
+{
+	return e->fn ? ARCH_VDSO_CLOCKS : 0;
+}
 
 extern const struct arch_symbol vdso_arch_symbols[SYM_COUNT];
 

@@ -33,11 +33,11 @@ static void path_simple(struct vdso_path *p, const struct vdso_state *s, const s
 }
 
 static void path_clock(struct vdso_path *p, const struct vdso_state *s, const struct vdso_entry *e,
-		       uint32_t clocks, clockid_t clock, const char *sysname, long nr)
+		       clockid_t clock, const char *sysname, long nr)
 {
 	if (!e->fn)
 		path_syscall(p, e->reason, sysname, nr);
-	else if ((unsigned)clock < 32 && (clocks >> clock) & 1)
+	else if ((unsigned)clock < 32 && (entry_clocks(e) >> clock) & 1)
 		path_vdso(p, s, e);
 	else
 		/* The vDSO would only make this syscall itself: the library makes it. */
@@ -51,11 +51,11 @@ VDSO_EXPORT int vdso_path_of(enum vdso_func fn, clockid_t clock, struct vdso_pat
 	p->syscall_nr = -1;
 	switch (fn) {
 	case VDSO_FN_CLOCK_GETTIME:
-		path_clock(p, s, &s->gettime, s->gettime_clocks, clock,
+		path_clock(p, s, &s->gettime, clock,
 			   sys_clock_gettime_name(), sys_clock_gettime_nr());
 		return 0;
 	case VDSO_FN_CLOCK_GETRES:
-		path_clock(p, s, &s->getres, s->getres_clocks, clock,
+		path_clock(p, s, &s->getres, clock,
 			   sys_clock_getres_name(), sys_clock_getres_nr());
 		return 0;
 	case VDSO_FN_GETTIMEOFDAY:
@@ -70,7 +70,7 @@ VDSO_EXPORT int vdso_path_of(enum vdso_func fn, clockid_t clock, struct vdso_pat
 			path_vdso(p, s, &s->time);
 		else
 			/* time() is the seconds of CLOCK_REALTIME_COARSE, whichever way it goes. */
-			path_clock(p, s, &s->gettime, s->gettime_clocks, CLOCK_REALTIME_COARSE,
+			path_clock(p, s, &s->gettime, CLOCK_REALTIME_COARSE,
 				   sys_clock_gettime_name(), sys_clock_gettime_nr());
 		return 0;
 	case VDSO_FN_GETCPU:

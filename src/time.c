@@ -200,7 +200,7 @@ VDSO_EXPORT __attribute__((noinline)) int vdso__clock_gettime_slow(clockid_t clo
 								   struct vdso_timespec *ts)
 {
 	const struct vdso_state *s = vdso_state(); /* initialises on the first call */
-	if ((unsigned)clock < 32 && (s->gettime_clocks >> clock) & 1) {
+	if ((unsigned)clock < 32 && (entry_clocks(&s->gettime) >> clock) & 1) {
 		int r = call_clock(&s->gettime, clock, ts);
 		if (!retry_with_syscall(r))
 			return r;
@@ -215,7 +215,7 @@ VDSO_EXPORT int vdso_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
 	 * initialisation: non-zero means the entry is ready.  Until then, and
 	 * for clocks the vDSO would only hand to the kernel, the slow path.
 	 */
-	uint32_t clocks = __atomic_load_n(&vdso_global.gettime_clocks, __ATOMIC_ACQUIRE);
+	uint32_t clocks = __atomic_load_n(&vdso__fast.gettime_clocks, __ATOMIC_ACQUIRE);
 	if (likely((unsigned)clock < 32 && (clocks >> clock) & 1)) {
 		int r = call_clock(&vdso_global.gettime, clock, ts);
 		if (likely(!retry_with_syscall(r)))
@@ -227,7 +227,7 @@ VDSO_EXPORT int vdso_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
 VDSO_EXPORT int vdso_clock_getres(clockid_t clock, struct vdso_timespec *res)
 {
 	const struct vdso_state *s = vdso_state();
-	if ((unsigned)clock < 32 && (s->getres_clocks >> clock) & 1) {
+	if ((unsigned)clock < 32 && (entry_clocks(&s->getres) >> clock) & 1) {
 		int r = call_clock(&s->getres, clock, res);
 		if (!retry_with_syscall(r))
 			return r;

@@ -29,8 +29,6 @@ static const struct vdso_state vdso_empty = {
 	.thread_area = { .reason = VDSO_REASON_NO_VDSO },
 };
 
-static struct vdso_image process_image;
-
 static int arch_machine_matches(unsigned machine)
 {
 #ifdef ARCH_ELF_MACHINE_ALT
@@ -145,8 +143,6 @@ static void choose_entries(struct vdso_state *s)
 	s->getcpu = entry_native(s, SYM_GETCPU);
 	s->getrandom = entry_native(s, SYM_GETRANDOM);
 	s->thread_area = entry_native(s, SYM_GET_THREAD_AREA);
-	s->gettime_clocks = s->gettime.fn ? ARCH_VDSO_CLOCKS : 0;
-	s->getres_clocks = s->getres.fn ? ARCH_VDSO_CLOCKS : 0;
 }
 
 static void mark_all(struct vdso_state *s, enum vdso_reason why)
@@ -170,10 +166,9 @@ void vdso_resolve(struct vdso_state *s)
 		return;
 	}
 	if (!err)
-		err = vdso_image_parse(&process_image, base, size);
-	if (!err && (process_image.elf_class != ARCH_ELF_CLASS ||
-		     process_image.big_endian != ARCH_BIG_ENDIAN ||
-		     !arch_machine_matches(process_image.machine)))
+		err = vdso_image_parse(&s->parsed, base, size);
+	if (!err && (s->parsed.elf_class != ARCH_ELF_CLASS || s->parsed.big_endian != ARCH_BIG_ENDIAN ||
+		     !arch_machine_matches(s->parsed.machine)))
 		err = VDSO_IMAGE_WRONG_ARCH;
 	if (err) {
 		s->image_reason = VDSO_REASON_BAD_IMAGE;
@@ -181,7 +176,7 @@ void vdso_resolve(struct vdso_state *s)
 		mark_all(s, VDSO_REASON_BAD_IMAGE);
 		return;
 	}
-	s->image = &process_image;
+	s->image = &s->parsed;
 	s->image_reason = VDSO_REASON_OK;
 	resolve_symbols(s);
 	choose_entries(s);
@@ -192,23 +187,18 @@ const struct vdso_state *vdso_state_slow(void)
 	int expected = 0;
 	if (__atomic_compare_exchange_n(&vdso_ready, &expected, 1, 0, __ATOMIC_ACQUIRE,
 					__ATOMIC_ACQUIRE)) {
-		struct vdso_state s;
-		vdso_resolve(&s);
 		/*
-		 * The clock masks double as the fast paths' "ready" flags
-		 * (src/time.c): they are stored last, after everything they
-		 * guard, with release order.
+		 * Nobody reads vdso_global before one of the two flags below says
+		 * it is ready: vdso_ready, and the clock_gettime fast path's clock
+		 * mask (src/time.c, include/vdsokit.h).  Both are stored last,
+		 * with release order.
 		 */
-		uint32_t gettime_clocks = s.gettime_clocks, getres_clocks = s.getres_clocks;
-		s.gettime_clocks = s.getres_clocks = 0;
-		vdso_global = s;
-		__atomic_store_n(&vdso_global.getres_clocks, getres_clocks, __ATOMIC_RELEASE);
-		__atomic_store_n(&vdso_global.gettime_clocks, gettime_clocks, __ATOMIC_RELEASE);
-		if (LIB_FASTPATH_INLINE) {
+		vdso_resolve(&vdso_global);
+		if (LIB_FASTPATH_INLINE)
 			vdso__fast.gettime = (int (*)(clockid_t, struct vdso_timespec *))
-						     (uintptr_t)s.gettime.fn;
-			__atomic_store_n(&vdso__fast.gettime_clocks, gettime_clocks, __ATOMIC_RELEASE);
-		}
+						     (uintptr_t)vdso_global.gettime.fn;
+		__atomic_store_n(&vdso__fast.gettime_clocks, entry_clocks(&vdso_global.gettime),
+				 __ATOMIC_RELEASE);
 		__atomic_store_n(&vdso_ready, 2, __ATOMIC_RELEASE);
 		return &vdso_global;
 	}
