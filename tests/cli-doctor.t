@@ -71,6 +71,24 @@ fi
 reject_doctor "doctor-expect tells the host apart from hpet" hpet "$tmp/host.json"
 reject_doctor "doctor-expect tells the host apart from vdso=0" vdso0 "$tmp/host.json"
 
+# --- a time namespace with offsets: reported, still fast ------------------
+ns_status=skip
+if command -v unshare >/dev/null; then
+	unshare --time --fork --monotonic 1000 --boottime 2000 "$vdsokit" doctor --json >"$tmp/ns.json" 2>"$tmp/ns.err"
+	ns_status=$?
+	grep -q '^unshare:' "$tmp/ns.err" && ns_status=skip
+fi
+if [ "$ns_status" = skip ]; then
+	skip "cannot create a time namespace here: $(head -1 "$tmp/ns.err" 2>/dev/null)"
+elif [ "$ns_status" -eq 0 ] &&
+	jq -e 'any(.findings[]; .id == "time-namespace" and .severity == "info") and .environment.monotonic_offset_s == 1000 and .environment.boottime_offset_s == 2000 and .verdict.fast' \
+		"$tmp/ns.json" >/dev/null 2>&1; then
+	ok "in a time namespace (unshare --time): reported with its offsets, verdict still fast (exit 0)"
+else
+	not_ok "time namespace finding (exit $ns_status)"
+	jq -c '.findings[] | select(.id == "time-namespace")' "$tmp/ns.json" 2>&1 | diag
+fi
+
 # --- valgrind hides the vDSO on x86 ---------------------------------------
 if command -v valgrind >/dev/null; then
 	valgrind -q --error-exitcode=99 "$vdsokit" doctor >"$tmp/vg.out" 2>"$tmp/vg.err"

@@ -80,6 +80,21 @@ else
 	skip "clock checks inside the namespace"
 fi
 
+# --- unprivileged: the namespace comes from a user namespace, or is skipped with a reason ---
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$vdsokit" verify --time 0.2 --json \
+		>"$tmp/nobody.json" 2>"$tmp/nobody.err"
+	st=$?
+	if [ $st -eq 0 ] && jq -e '.summary.failed == 0' "$tmp/nobody.json" >/dev/null 2>&1; then
+		ok "verify as nobody passes; time namespace: $(jq -r '.checks[] | select(.group == "timens" and .name == "time namespace") | "\(.status): \(.detail)"' "$tmp/nobody.json" | cut -c1-90)"
+	else
+		not_ok "verify as nobody (exit $st)"
+		head -3 "$tmp/nobody.err" | diag
+	fi
+else
+	skip "not root, or no setpriv: cannot drop privileges for the unprivileged run"
+fi
+
 # --- verify can fail: a vDSO image whose functions return fixed values ---
 arch=$("$vdsokit" --version | sed -n 's/.*, \([a-z0-9_]*\))$/\1/p')
 image=$build/images/$arch/callable.so
