@@ -252,7 +252,11 @@ int random_vdso_usable(void)
 {
 #if RANDOM_VDSO_POSSIBLE
 	const struct vdso_state *s = vdso_state();
-	return s->getrandom.fn && query_params(s) == 0;
+	if (!s->getrandom.fn)
+		return 0;
+	query_params(s);
+	/* While another thread is asking, the answer is not "no". */
+	return __atomic_load_n(&params.status, __ATOMIC_ACQUIRE) != PARAMS_UNAVAILABLE;
 #else
 	return 0;
 #endif
