@@ -115,8 +115,11 @@ static int pool_grow(void)
 	if (!page)
 		page = 4096;
 	size_t per_page = page / params.state_size;
+	if (per_page == 0)
+		return -1; /* a state larger than a page cannot avoid crossing one */
+	/* At least 16 states per mapping, so few threads share one syscall. */
 	size_t pages = per_page >= 16 ? 1 : (16 + per_page - 1) / per_page;
-	if (per_page == 0 || pool_reserve(pool.count + per_page * pages))
+	if (pool_reserve(pool.count + per_page * pages))
 		return -1;
 	unsigned char *block = sys_mmap(pages * page, params.prot, params.flags);
 	if (!block)
