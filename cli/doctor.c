@@ -578,8 +578,13 @@ static void check_environment(struct report *r, const struct host_facts *h,
 				"running in a virtual machine: %s", env->hypervisor);
 		evidence(f, "clocksource %s; available: %s", h->clocksource[0] ? h->clocksource : "?",
 			 h->available_clocksources[0] ? h->available_clocksources : "?");
-		action(f, "the vDSO is fast in a VM only with a paravirtual or stable TSC clocksource "
-		       "(kvm-clock, tsc, hyperv_clocksource_tsc_page)");
+		if (h->clocksource[0] && clocksource_vdso_capable(h->clocksource) == 1)
+			action(f, "none: %s is read in user space inside this VM too", h->clocksource);
+		else if (strcmp(env->build_family, "x86") == 0)
+			action(f, "in a VM the vDSO is fast only with a paravirtual or stable TSC "
+			       "clocksource (kvm-clock, tsc, hyperv_clocksource_tsc_page)");
+		else
+			action(f, "check that the VM gives the guest a clocksource its vDSO can read");
 	}
 }
 

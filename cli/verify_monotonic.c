@@ -26,8 +26,59 @@ static const long monotonic_clocks[] = {
 #define CLOCK_COUNT (sizeof(monotonic_clocks) / sizeof(monotonic_clocks[0]))
 #define MAX_CPUS 1024
 
+/*
+ * The shared maxima: 64-bit atomics where the CPU has them lock-free; a
+ * mutex on the others (m68k, 32-bit powerpc and mips), whose compilers
+ * would otherwise call libatomic.  Either way the load happens before the
+ * clock is read, which is all the check needs.
+ */
+#if ATOMIC_LLONG_LOCK_FREE == 2
+#define SHARED_MAX_LOCK_FREE 1
+typedef _Atomic int64_t shared_max;
+#else
+#define SHARED_MAX_LOCK_FREE 0
+typedef int64_t shared_max;
+static pthread_mutex_t shared_max_lock = PTHREAD_MUTEX_INITIALIZER;
+#endif
+
+static int64_t shared_max_load(shared_max *m)
+{
+#if SHARED_MAX_LOCK_FREE
+	return atomic_load(m);
+#else
+	pthread_mutex_lock(&shared_max_lock);
+	int64_t v = *m;
+	pthread_mutex_unlock(&shared_max_lock);
+	return v;
+#endif
+}
+
+/* Raises *m to v unless it is already higher. */
+static void shared_max_raise(shared_max *m, int64_t v)
+{
+#if SHARED_MAX_LOCK_FREE
+	int64_t cur = atomic_load(m);
+	while (cur < v && !atomic_compare_exchange_weak(m, &cur, v))
+		;
+#else
+	pthread_mutex_lock(&shared_max_lock);
+	if (*m < v)
+		*m = v;
+	pthread_mutex_unlock(&shared_max_lock);
+#endif
+}
+
+static void shared_max_init(shared_max *m, int64_t v)
+{
+#if SHARED_MAX_LOCK_FREE
+	atomic_init(m, v);
+#else
+	*m = v;
+#endif
+}
+
 struct shared_state {
-	_Atomic int64_t latest[CLOCK_COUNT];
+	shared_max latest[CLOCK_COUNT];
 	atomic_uint ready;
 	double deadline_ns;
 	bool have_raw[CLOCK_COUNT];
@@ -81,7 +132,7 @@ static void *monotonic_thread(void *arg)
 			break;
 		for (unsigned c = 0; c < CLOCK_COUNT; c++) {
 			struct vdso_timespec ts;
-			int64_t seen = atomic_load(&s->latest[c]);
+			int64_t seen = shared_max_load(&s->latest[c]);
 			if (read_clock(n, monotonic_clocks[c], s->have_raw[c], &ts) != 0) {
 				t->failures[c]++;
 				continue;
@@ -99,9 +150,8 @@ static void *monotonic_thread(void *arg)
 					t->worst_ns[c] = seen - now;
 			}
 			last[c] = now;
-			int64_t cur = seen;
-			while (cur < now && !atomic_compare_exchange_weak(&s->latest[c], &cur, now))
-				;
+			if (now > seen)
+				shared_max_raise(&s->latest[c], now);
 		}
 	}
 	return NULL;
@@ -125,7 +175,7 @@ void verify_monotonic(struct check_list *out, const char *group, double seconds,
 		struct vdso_timespec ts;
 		s->have_raw[c] = vdso_clock_gettime_via(VDSO_VIA_VDSO, (clockid_t)monotonic_clocks[c],
 							&ts) != -ENOSYS;
-		atomic_init(&s->latest[c], INT64_MIN);
+		shared_max_init(&s->latest[c], INT64_MIN);
 	}
 	atomic_init(&s->ready, 0);
 	s->deadline_ns = 1e300;

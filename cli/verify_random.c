@@ -48,7 +48,8 @@ static void check_path(struct check_list *out, const char *group, const char *wh
 	unsigned char probe[8];
 	ssize_t p = call(probe, sizeof(probe), 0);
 	if (p == -ENOSYS) {
-		check_set(r, CHECK_SKIP, "no vDSO getrandom symbol here (Linux 6.11+ on x86_64)");
+		check_set(r, CHECK_SKIP, "this kernel's vDSO has no getrandom (it came in Linux 6.11-6.16, "
+			  "depending on the architecture)");
 		goto done;
 	}
 	unsigned calls = 0;

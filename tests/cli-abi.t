@@ -88,6 +88,30 @@ else
 	[ -s "$tmp/make.log" ] && tail -5 "$tmp/make.log" | diag
 fi
 
+# --- i386 userspace on this x86_64 kernel: the compat vDSO ---------------
+i686=$build/i686/vdsokit
+if [ "$(uname -m)" = x86_64 ] && command -v i686-linux-gnu-gcc-12 >/dev/null &&
+	make -s -C "$top" CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar BUILD="$build/i686" \
+		LDFLAGS=-static "$i686" >"$tmp/make.log" 2>&1; then
+	"$i686" abi --json >"$tmp/i686.json" 2>"$tmp/i686.err"
+	st=$?
+	if [ $st -eq 0 ] && jq -e '.summary.cases >= 40 and .summary.not_run == 0' "$tmp/i686.json" >/dev/null 2>&1; then
+		ok "i386 (compat vDSO): $(jq .summary.cases "$tmp/i686.json") cases ran, the vDSO differs in $(jq .summary.vdso_differs "$tmp/i686.json")"
+	else
+		not_ok "i386 abi (exit $st)"
+	fi
+	# The bare 32-bit gettimeofday syscall answers a read-only tv with EFAULT.
+	if jq -e '.cases[] | select(.function == "gettimeofday" and .pointer == "read-only" and .argument == "tv: read-only") | .syscall.errno == "EFAULT"' \
+		"$tmp/i686.json" >/dev/null 2>&1; then
+		ok "i386: the syscall column is the kernel's (gettimeofday, read-only tv: EFAULT)"
+	else
+		not_ok "i386: gettimeofday syscall column"
+	fi
+else
+	skip "i386: not an x86_64 host, no i686 cross compiler, or the build failed"
+	skip "i386 syscall column"
+fi
+
 # --- usage errors ------------------------------------------------------
 run abi extra
 expect_error "abi with an extra argument" 2 "unexpected argument"

@@ -136,6 +136,30 @@ else
 	[ -s "$tmp/make.log" ] && tail -5 "$tmp/make.log" | diag
 fi
 
+# --- 32-bit userspace on this 64-bit kernel (i686 runs natively on x86_64) ---
+i686=$build/i686/vdsokit
+if [ "$(uname -m)" = x86_64 ] && command -v i686-linux-gnu-gcc-12 >/dev/null &&
+	make -s -C "$top" CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar BUILD="$build/i686" \
+		LDFLAGS=-static "$i686" >"$tmp/make.log" 2>&1; then
+	"$i686" doctor --json >"$tmp/i686.json" 2>"$tmp/i686.err"
+	st=$?
+	if jq -e 'any(.findings[]; .id == "compat-32bit" and .severity == "info") and .host.library_arch == "i386"' \
+		"$tmp/i686.json" >/dev/null 2>&1; then
+		ok "i386 build: 32-bit userspace on a 64-bit kernel reported (exit $st)"
+	else
+		not_ok "i386 build: compat-32bit finding (exit $st)"
+		head -3 "$tmp/i686.err" | diag
+	fi
+	if [ $st -eq 0 ]; then
+		ok "i386 build: the compat vDSO is on its fast path (exit 0)"
+	else
+		not_ok "i386 build: exit $st, slow: $(jq -c .verdict.slow "$tmp/i686.json" 2>/dev/null)"
+	fi
+else
+	skip "i386: not an x86_64 host, no i686 cross compiler, or the build failed"
+	skip "i386 fast path"
+fi
+
 # --- the matcher on what real guests printed (tests/qemu boots them) ----
 expect_doctor "doctor-expect hpet accepts an x86_64 guest booted with clocksource=hpet" \
 	hpet "$samples/amd64-hpet.json"
