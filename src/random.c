@@ -117,7 +117,7 @@ static int pool_grow(void)
 	size_t per_page = page / params.state_size;
 	if (per_page == 0)
 		return -1; /* a state larger than a page cannot avoid crossing one */
-	/* At least 16 states per mapping, so few threads share one syscall. */
+	/* At least 16 states per mapping: one mmap serves 16 threads or more. */
 	size_t pages = per_page >= 16 ? 1 : (16 + per_page - 1) / per_page;
 	if (pool_reserve(pool.count + per_page * pages))
 		return -1;
