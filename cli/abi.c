@@ -198,7 +198,7 @@ static pid_t find_gone_pid(void)
 static void print_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s abi [--json]\n"
+		"Usage: %s abi [--json] [--image FILE]\n"
 		"\n"
 		"Calls every function with bad input - invalid clock ids; NULL, unmapped,\n"
 		"read-only, partly mapped, misaligned and kernel-address pointers; CPU-time\n"
@@ -209,8 +209,10 @@ static void print_usage(FILE *out)
 		"The library's contract: docs/abi-contract.md.\n"
 		"\n"
 		"Options:\n"
-		"  --json      machine-readable output (schema vdsokit-abi)\n"
-		"  -h, --help  this help\n"
+		"  --json        machine-readable output (schema vdsokit-abi)\n"
+		"  --image FILE  test aid: call the functions of this vDSO image file\n"
+		"                instead of the process's vDSO\n"
+		"  -h, --help    this help\n"
 		"\n"
 		"Exit status: 0 every case ran (differences are findings, not failures),\n"
 		"1 a case could not be run, 2 usage error.\n", CLI_PROGRAM);

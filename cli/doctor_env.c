@@ -239,7 +239,7 @@ static void read_hypervisor(struct doctor_env *env, bool hypervisor_flag)
 				return;
 			}
 	}
-	/* The device tree of QEMU's arm/riscv "virt" machines. */
+	/* The device tree of QEMU's arm/riscv "virt" and powerpc "pseries" machines. */
 	size_t n = 0;
 	FILE *f = fopen("/proc/device-tree/compatible", "re");
 	if (f) {
@@ -252,6 +252,10 @@ static void read_hypervisor(struct doctor_env *env, bool hypervisor_flag)
 			compatible[i] = ' ';
 	if (strstr(compatible, "linux,dummy-virt") || strstr(compatible, "riscv-virtio")) {
 		snprintf(env->hypervisor, sizeof(env->hypervisor), "QEMU virt machine");
+		return;
+	}
+	if (strstr(compatible, "qemu,")) {
+		snprintf(env->hypervisor, sizeof(env->hypervisor), "QEMU (%.100s)", compatible);
 		return;
 	}
 	if (hypervisor_flag)

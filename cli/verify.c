@@ -16,7 +16,7 @@
 static void print_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s verify [--time SECONDS] [--threads N] [--json]\n"
+		"Usage: %s verify [--time SECONDS] [--threads N] [--json] [--image FILE]\n"
 		"\n"
 		"Checks the vDSO's answers against the raw syscall's, through the raw\n"
 		"vDSO symbol and through libvdsokit:\n"
