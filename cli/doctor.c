@@ -455,11 +455,21 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 	else
 		cs->fallback = v->mapped && v->usable && cs->capable == 0;
 
+	/*
+	 * The title says why only when the name proves it (hpet, acpi_pm: no
+	 * vDSO read at all); otherwise the measurement speaks for itself: a
+	 * counter read that traps (MIPS rdhwr emulated by the kernel) makes the
+	 * vDSO as slow as a syscall, or slower, without any fallback.
+	 */
 	struct finding *f;
-	if (cs->fallback) {
+	if (cs->fallback && cs->capable == 0) {
 		f = finding_add(r, "clocksource-fallback", SEVERITY_SLOW,
 				"clocksource %s cannot be read from user space: clock_gettime falls "
 				"back to the syscall inside the vDSO", name);
+	} else if (cs->fallback) {
+		f = finding_add(r, "clocksource-fallback", SEVERITY_SLOW,
+				"clock_gettime through the vDSO is no cheaper than the syscall with "
+				"clocksource %s (measured)", name);
 	} else if (v->mapped && v->usable) {
 		f = finding_add(r, "clocksource", SEVERITY_OK,
 				"clocksource %s is read in user space by the vDSO", name);
@@ -470,14 +480,17 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 		char a[32], b[32], x[32];
 		fmt_duration_ns(a, sizeof(a), cs->vdso_ns);
 		fmt_duration_ns(b, sizeof(b), cs->syscall_ns);
-		fmt_ratio(x, sizeof(x), cs->ratio);
-		if (cs->fallback)
-			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call "
-				 "(syscall/vDSO %s, below %.0f×): the vDSO path costs a syscall", a, b, x,
-				 FALLBACK_RATIO);
+		if (!cs->fallback)
+			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
+				 "the vDSO is %s cheaper", a, b, fmt_ratio(x, sizeof(x), cs->ratio));
+		else if (cs->ratio >= 1)
+			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
+				 "the vDSO is only %s cheaper (below %.0f×): it costs a syscall", a, b,
+				 fmt_ratio(x, sizeof(x), cs->ratio), FALLBACK_RATIO);
 		else
 			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
-				 "the vDSO is %s cheaper", a, b, x);
+				 "the vDSO is %s slower than the syscall", a, b,
+				 fmt_ratio(x, sizeof(x), 1 / cs->ratio));
 	} else if (v->mapped && v->usable) {
 		evidence(f, "not measured: no vDSO clock_gettime here");
 	} else {
@@ -487,7 +500,7 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 		 "current_clocksource)%s", name, foreign);
 	evidence(f, "available: %s", h->available_clocksources[0] ? h->available_clocksources :
 		 "unknown");
-	evidence(f, "%s %s", name, cs->capable == 1 ? "has a vDSO read (vdso_clock_mode)" :
+	evidence(f, "%s %s", name, cs->capable == 1 ? "is a clocksource the vDSO can read" :
 		 cs->capable == 0 ? "has no vDSO read: the vDSO hands every read to the kernel" :
 		 "is not in vdsokit's list of clocksources: the measurement decides");
 	if (env->cmdline_clocksource[0])
@@ -495,13 +508,13 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 	if (!cs->fallback)
 		return;
 
-	/* The way out: a capable clocksource the kernel already offers. */
+	/* The way out: another clocksource the kernel offers that the vDSO can read. */
 	char better[128] = "";
 	char list[256];
 	snprintf(list, sizeof(list), "%s", h->available_clocksources);
 	for (char *save = NULL, *tok = strtok_r(list, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save))
-		if (clocksource_vdso_capable(tok) == 1 && !better[0])
+		if (clocksource_vdso_capable(tok) == 1 && strcmp(tok, name) != 0 && !better[0])
 			snprintf(better, sizeof(better), "%s", tok);
 	if (better[0])
 		action(f, "switch to %s: echo %s > /sys/devices/system/clocksource/clocksource0/"
@@ -509,11 +522,15 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 		       env->cmdline_clocksource[0] ? ", and drop " : "",
 		       env->cmdline_clocksource[0] ? env->cmdline_clocksource : "",
 		       env->cmdline_clocksource[0] ? " from the kernel command line" : "");
-	else
-		action(f, "no vDSO-capable clocksource is available: on x86 the TSC was rejected "
+	else if (strcmp(env->build_family, "x86") == 0)
+		action(f, "no vDSO-capable clocksource is available: the TSC was rejected "
 		       "(dmesg | grep -i tsc); in a VM enable kvm-clock or an invariant TSC%s%s",
 		       env->cmdline_clocksource[0] ? "; the command line forces " : "",
 		       env->cmdline_clocksource[0] ? env->cmdline_clocksource : "");
+	else
+		action(f, "no other clocksource is offered: the counter read of %s is slow from user "
+		       "space (trapped or emulated, e.g. MIPS rdhwr before R2), so the syscall is "
+		       "the cheaper path on this machine", name);
 }
 
 /* ---------------------------------------------------------------------- */

@@ -139,32 +139,56 @@ static void read_maps(struct doctor_env *env)
 }
 
 /*
- * The instruction set /proc/cpuinfo describes, from field names each
- * architecture's kernel prints and no other does.
+ * The instruction set a /proc/cpuinfo line speaks of, from the fields
+ * each architecture's kernel prints ("" when the line says nothing).
+ * Keys and values are compared with their padding removed: kernels pad
+ * with tabs or spaces.
  */
+static const char *cpuinfo_line_family(const char *key, const char *value)
+{
+	if (strcmp(key, "vendor_id") == 0)
+		return strstr(value, "S390") ? "s390" : "x86";
+	if (strcmp(key, "CPU implementer") == 0 || strcmp(key, "CPU architecture") == 0)
+		return "arm";
+	if (strcmp(key, "timebase") == 0 || (strcmp(key, "cpu") == 0 && strncmp(value, "POWER", 5) == 0))
+		return "powerpc";
+	if ((strcmp(key, "isa") == 0 && strncmp(value, "rv", 2) == 0) ||
+	    (strcmp(key, "mmu") == 0 && strncmp(value, "sv", 2) == 0))
+		return "riscv";
+	if ((strcmp(key, "cpu model") == 0 && strstr(value, "MIPS")) ||
+	    (strcmp(key, "isa") == 0 && strstr(value, "mips")))
+		return "mips";
+	if ((strcmp(key, "type") == 0 && strncmp(value, "sun4", 4) == 0) ||
+	    (strcmp(key, "cpu") == 0 && strstr(value, "Sparc")))
+		return "sparc";
+	if (strcmp(key, "CPU") == 0 && strncmp(value, "680", 3) == 0)
+		return "m68k";
+	if (strcmp(key, "CPU Family") == 0 && strstr(value, "Loongson"))
+		return "loongarch";
+	return "";
+}
+
 static void read_cpuinfo_family(struct doctor_env *env, bool *hypervisor_flag)
 {
-	static const struct { const char *field; const char *family; } fields[] = {
-		{ "vendor_id\t: IBM/S390", "s390" }, { "CPU implementer", "arm" },
-		{ "CPU architecture", "arm" }, { "timebase", "powerpc" }, { "isa\t\t: rv", "riscv" },
-		{ "mmu\t\t: sv", "riscv" }, { "cpu model\t\t: MIPS", "mips" },
-		{ "isa\t\t\t: mips", "mips" }, { "type\t\t: sun4", "sparc" },
-		{ "cpu\t\t: TI UltraSparc", "sparc" }, { "CPU:\t\t680", "m68k" },
-		{ "CPU Family\t\t: Loongson", "loongarch" }, { "vendor_id", "x86" },
-	};
 	FILE *f = fopen("/proc/cpuinfo", "re");
 	if (!f)
 		return;
 	char line[4096];
 	while (fgets(line, sizeof(line), f)) {
+		char *colon = strchr(line, ':');
+		if (!colon)
+			continue;
+		*colon = 0;
+		char *value = colon + 1;
+		trim(line);
+		while (*value == ' ' || *value == '\t')
+			value++;
+		trim(value);
 		if (!env->cpuinfo_family[0])
-			for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++)
-				if (strncmp(line, fields[i].field, strlen(fields[i].field)) == 0) {
-					snprintf(env->cpuinfo_family, sizeof(env->cpuinfo_family), "%s",
-						 fields[i].family);
-					break;
-				}
-		if (strncmp(line, "flags", 5) == 0 && strstr(line, " hypervisor"))
+			snprintf(env->cpuinfo_family, sizeof(env->cpuinfo_family), "%s",
+				 cpuinfo_line_family(line, value));
+		if (strcmp(line, "flags") == 0 && (strstr(value, " hypervisor") ||
+						   strncmp(value, "hypervisor", 10) == 0))
 			*hypervisor_flag = true;
 	}
 	fclose(f);
@@ -264,9 +288,15 @@ static void read_hypervisor(struct doctor_env *env, bool hypervisor_flag)
 
 static void detect_qemu_user(struct doctor_env *env, const struct host_facts *host)
 {
-	if (env->cpuinfo_family[0] && env->build_family[0] &&
-	    strcmp(env->cpuinfo_family, env->build_family) != 0) {
-		env->qemu_user = true;
+	/*
+	 * A foreign CPU in /proc/cpuinfo counts only with a second sign (no
+	 * vDSO, a qemu binfmt entry, the process name): a cpuinfo format this
+	 * file misreads must not turn a real machine into an emulated one.
+	 */
+	bool foreign_cpu = env->cpuinfo_family[0] && env->build_family[0] &&
+			   strcmp(env->cpuinfo_family, env->build_family) != 0;
+	if (foreign_cpu) {
+		env->qemu_user = !host->auxv_sysinfo_ehdr;
 		snprintf(env->qemu_evidence[env->qemu_evidence_count++], sizeof(env->qemu_evidence[0]),
 			 "/proc/cpuinfo describes a%s %s CPU, this program is %s code and uname -m "
 			 "says %s", strcmp(env->cpuinfo_family, "x86") == 0 ? "n" : "",
@@ -281,8 +311,8 @@ static void detect_qemu_user(struct doctor_env *env, const struct host_facts *ho
 	char path[96], entry[256];
 	snprintf(path, sizeof(path), "/proc/sys/fs/binfmt_misc/qemu-%s", host->machine);
 	if (read_small_file(path, entry, sizeof(entry)) && strncmp(entry, "enabled", 7) == 0 &&
-	    (env->qemu_user || !host->auxv_sysinfo_ehdr)) {
-		env->qemu_user = env->qemu_user || !host->auxv_sysinfo_ehdr;
+	    (env->qemu_user || foreign_cpu || !host->auxv_sysinfo_ehdr)) {
+		env->qemu_user = true;
 		const char *interpreter = "qemu";
 		char *line = strstr(entry, "interpreter ");
 		if (line) {
