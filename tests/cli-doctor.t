@@ -2,8 +2,9 @@
 # vdsokit doctor: a healthy host (exit 0, clocksource named and measured),
 # valgrind (no vDSO, recognised, exit 1), qemu-user on aarch64 (no vDSO,
 # recognised, exit 1), and the expectation matcher tests/doctor-expect that
-# the QEMU matrix applies to its clocksource=hpet and vdso=0 guests, run
-# here on samples those guests produced and on the wrong samples.
+# the QEMU matrix applies to its guests, run here on samples of doctor's
+# JSON from those guests (tests/doctor-samples: amd64 plain, clocksource=hpet,
+# vdso=0, and mips64el malta) in both directions.
 . "$(dirname "$0")/cli-lib.sh"
 
 if ! command -v jq >/dev/null; then
@@ -168,6 +169,11 @@ reject_doctor "doctor-expect host rejects the hpet guest" host "$samples/amd64-h
 expect_doctor "doctor-expect vdso0 accepts an x86_64 guest booted with vdso=0" \
 	vdso0 "$samples/amd64-novdso.json"
 reject_doctor "doctor-expect hpet rejects the vdso=0 guest" hpet "$samples/amd64-novdso.json"
+reject_doctor "doctor-expect guest rejects the vdso=0 guest" guest "$samples/amd64-novdso.json"
+expect_doctor "doctor-expect host accepts a plain x86_64 guest" host "$samples/amd64.json"
+expect_doctor "doctor-expect guest accepts the mips64el malta guest (vDSO slower than the syscall there)" \
+	guest "$samples/mips64el.json"
+reject_doctor "doctor-expect host rejects the mips64el guest" host "$samples/mips64el.json"
 echo '{"schema": "something-else"}' >"$tmp/bogus.json"
 "$expect_tool" host <"$tmp/bogus.json" >/dev/null 2>&1
 st=$?
