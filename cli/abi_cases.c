@@ -259,7 +259,8 @@ static struct abi_case *clock_id_case(struct builder *b, enum vdso_func fn, cons
 		snprintf(c->argument, sizeof(c->argument), "clock %s, %s pointer", why ? why : text,
 			 abi_pointer_name(pointer));
 	snprintf(c->call, sizeof(c->call), "%s(%s, %s)", cli_func_name(fn), text,
-		 pointer == ABI_PTR_VALID ? "&ts" : abi_pointer_name(pointer));
+		 pointer != ABI_PTR_VALID ? abi_pointer_name(pointer) :
+		 fn == VDSO_FN_CLOCK_GETRES ? "&res" : "&ts");
 	return c;
 }
 
