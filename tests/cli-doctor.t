@@ -90,6 +90,37 @@ else
 	jq -c '.findings[] | select(.id == "time-namespace")' "$tmp/ns.json" 2>&1 | diag
 fi
 
+# --- a seccomp filter (allow-all, installed by python through prctl) ------
+if command -v python3 >/dev/null; then
+	cat >"$tmp/seccomp.py" <<'EOF'
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+class sock_fprog(ctypes.Structure):
+    _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+# One instruction: BPF_RET | BPF_K, SECCOMP_RET_ALLOW.
+insn = ctypes.create_string_buffer(struct.pack("HBBI", 0x06, 0, 0, 0x7fff0000))
+prog = sock_fprog(1, ctypes.addressof(insn))
+# PR_SET_NO_NEW_PRIVS, then PR_SET_SECCOMP with SECCOMP_MODE_FILTER.
+if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.prctl(22, 2, ctypes.byref(prog), 0, 0) != 0:
+    sys.stderr.write("seccomp: %s\n" % os.strerror(ctypes.get_errno()))
+    sys.exit(77)
+os.execv(sys.argv[1], sys.argv[1:])
+EOF
+	python3 "$tmp/seccomp.py" "$vdsokit" doctor --json >"$tmp/seccomp.json" 2>"$tmp/seccomp.err"
+	st=$?
+	if [ $st -eq 77 ]; then
+		skip "cannot install a seccomp filter here: $(head -1 "$tmp/seccomp.err")"
+	elif [ $st -eq 0 ] && jq -e 'any(.findings[]; .id == "seccomp" and .severity == "info") and .environment.seccomp_mode == 2 and .environment.seccomp_filters >= 1' \
+		"$tmp/seccomp.json" >/dev/null 2>&1; then
+		ok "under a seccomp filter: reported (mode 2, $(jq .environment.seccomp_filters "$tmp/seccomp.json") filter), still fast (exit 0)"
+	else
+		not_ok "seccomp finding (exit $st)"
+		head -3 "$tmp/seccomp.err" | diag
+	fi
+else
+	skip "no python3 to install a seccomp filter"
+fi
+
 # --- valgrind hides the vDSO on x86 ---------------------------------------
 if command -v valgrind >/dev/null; then
 	valgrind -q --error-exitcode=99 "$vdsokit" doctor >"$tmp/vg.out" 2>"$tmp/vg.err"
