@@ -7,82 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
-
-/* e_machine values of SPARC, whose ABI defines STT_SPARC_REGISTER (13). */
-static bool is_sparc(unsigned machine)
-{
-	return machine == 2 || machine == 18 || machine == 43;
-}
-
-static const char *type_name(unsigned type, unsigned machine, char *buf, size_t size)
-{
-	static const char *const names[] = { "NOTYPE", "OBJECT", "FUNC", "SECTION",
-					     "FILE", "COMMON", "TLS" };
-	if (type < sizeof(names) / sizeof(names[0]))
-		return names[type];
-	if (type == 10)
-		return "IFUNC";
-	if (type == 13 && is_sparc(machine))
-		return "REGISTER";
-	snprintf(buf, size, "<type %u>", type);
-	return buf;
-}
-
-static const char *bind_name(unsigned bind, char *buf, size_t size)
-{
-	static const char *const names[] = { "LOCAL", "GLOBAL", "WEAK" };
-	if (bind < sizeof(names) / sizeof(names[0]))
-		return names[bind];
-	if (bind == 10)
-		return "UNIQUE";
-	snprintf(buf, size, "<bind %u>", bind);
-	return buf;
-}
-
-static const char *visibility_name(unsigned visibility)
-{
-	static const char *const names[] = { "DEFAULT", "INTERNAL", "HIDDEN", "PROTECTED" };
-	return names[visibility & 3];
-}
-
-static const char *section_name(unsigned shndx, char *buf, size_t size)
-{
-	if (shndx == 0)
-		return "UND";
-	if (shndx == 0xfff1)
-		return "ABS";
-	if (shndx == 0xfff2)
-		return "COM";
-	snprintf(buf, size, "%u", shndx);
-	return buf;
-}
-
-static const char *verdef_flag_names(unsigned flags, char *buf, size_t size)
-{
-	if (flags == 0)
-		return "none";
-	snprintf(buf, size, "%s%s%s", flags & 1 ? "BASE" : "",
-		 (flags & 3) == 3 ? "|" : "", flags & 2 ? "WEAK" : "");
-	if (flags & ~3u)
-		snprintf(buf + strlen(buf), size - strlen(buf), "%s0x%x", flags & 3 ? "|" : "",
-			 flags & ~3u);
-	return buf;
-}
-
-/*
- * name, name@@VERSION (the default) or name@VERSION (hidden), as readelf
- * prints them: a version only for indexes above 1 (0 local, 1 global), and
- * none for the symbol that names its own version (LINUX_2.6, ABS).
- */
-static const char *versioned_name(const struct vdso_symbol *sym, char *buf, size_t size)
-{
-	const char *name = sym->name ? sym->name : "";
-	if (!sym->version || sym->version_index <= 1 || strcmp(name, sym->version) == 0)
-		snprintf(buf, size, "%s", name);
-	else
-		snprintf(buf, size, "%s%s%s", name, sym->version_hidden ? "@" : "@@", sym->version);
-	return buf;
-}
+#include "elf_names.h"
 
 static void build_id_hex(const struct vdso_image *img, char *buf, size_t size)
 {
@@ -135,7 +60,7 @@ void image_print_text(FILE *out, const struct vdso_image *img)
 				continue;
 			}
 			table_cellf(&t, "%u", def.index);
-			table_cell(&t, verdef_flag_names(def.flags, a, sizeof(a)));
+			table_cell(&t, elf_verdef_flag_names(def.flags, a, sizeof(a)));
 			table_cellf(&t, "0x%08x", def.hash);
 			table_cell(&t, def.name ? def.name : "");
 			table_cell(&t, def.parent ? def.parent : "");
@@ -163,11 +88,11 @@ void image_print_text(FILE *out, const struct vdso_image *img)
 		}
 		table_cellf(&t, "%0*llx", digits, (unsigned long long)sym.value);
 		table_cellf(&t, "%llu", (unsigned long long)sym.size);
-		table_cell(&t, type_name(sym.type, img->machine, a, sizeof(a)));
-		table_cell(&t, bind_name(sym.bind, b, sizeof(b)));
-		table_cell(&t, visibility_name(sym.visibility));
-		table_cell(&t, section_name(sym.shndx, c, sizeof(c)));
-		table_cell(&t, versioned_name(&sym, name, sizeof(name)));
+		table_cell(&t, elf_type_name(sym.type, img->machine, a, sizeof(a)));
+		table_cell(&t, elf_bind_name(sym.bind, b, sizeof(b)));
+		table_cell(&t, elf_visibility_name(sym.visibility));
+		table_cell(&t, elf_section_name(sym.shndx, c, sizeof(c)));
+		table_cell(&t, elf_versioned_name(&sym, name, sizeof(name)));
 	}
 	fprintf(out, "\ndynamic symbols (%u):\n", img->symbol_count);
 	table_print(&t, out, "  ");
@@ -230,7 +155,7 @@ void image_print_json(struct json_writer *w, const struct vdso_image *img)
 		}
 		json_kv_uint(w, "index", def.index);
 		json_kv_uint(w, "flags", def.flags);
-		json_kv_string(w, "flag_names", verdef_flag_names(def.flags, buf, sizeof(buf)));
+		json_kv_string(w, "flag_names", elf_verdef_flag_names(def.flags, buf, sizeof(buf)));
 		json_kv_hex(w, "hash", def.hash);
 		json_kv_uint(w, "aux_count", def.aux_count);
 		json_kv_string(w, "name", def.name);
@@ -254,14 +179,14 @@ void image_print_json(struct json_writer *w, const struct vdso_image *img)
 		json_kv_string(w, "version", sym.version);
 		json_kv_int(w, "version_index", sym.version_index);
 		json_kv_bool(w, "version_hidden", sym.version_hidden);
-		json_kv_string(w, "versioned_name", versioned_name(&sym, name, sizeof(name)));
+		json_kv_string(w, "versioned_name", elf_versioned_name(&sym, name, sizeof(name)));
 		json_kv_hex(w, "value", sym.value);
 		json_kv_uint(w, "size", sym.size);
 		json_kv_hex(w, "offset", sym.offset);
-		json_kv_string(w, "type", type_name(sym.type, img->machine, buf, sizeof(buf)));
-		json_kv_string(w, "bind", bind_name(sym.bind, buf, sizeof(buf)));
-		json_kv_string(w, "visibility", visibility_name(sym.visibility));
-		json_kv_string(w, "ndx", section_name(sym.shndx, buf, sizeof(buf)));
+		json_kv_string(w, "type", elf_type_name(sym.type, img->machine, buf, sizeof(buf)));
+		json_kv_string(w, "bind", elf_bind_name(sym.bind, buf, sizeof(buf)));
+		json_kv_string(w, "visibility", elf_visibility_name(sym.visibility));
+		json_kv_string(w, "ndx", elf_section_name(sym.shndx, buf, sizeof(buf)));
 		json_object_end(w);
 	}
 	json_array_end(w);

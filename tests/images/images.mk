@@ -21,9 +21,9 @@ $(IMAGES_DIR)/.built: $(IMAGES_INPUTS)
 	@touch $@
 
 # Host tool: the library's view of an image, in readelf's terms.
-$(IMGDUMP): tests/tools/imgdump.c include/vdsokit.h $(LIB_A)
+$(IMGDUMP): tests/tools/imgdump.c cli/elf_names.c cli/elf_names.h include/vdsokit.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -o $@ $< cli/elf_names.c $(LIB_A) $(LDFLAGS)
 
 # The call-path program for the architecture of $(CC); tests/qemu-user.t
 # builds it once per architecture with a cross CC and BUILD.

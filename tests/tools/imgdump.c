@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "vdsokit.h"
+#include "elf_names.h" /* readelf's spelling, shared with vdsokit inspect */
 
 /*
  * The System V ELF hash, written here from the gABI's definition rather
@@ -47,67 +48,6 @@ static uint32_t independent_elf_hash(const char *name)
 		h &= ~high;
 	}
 	return h;
-}
-
-static const char *type_name(unsigned type, unsigned machine, char *buf, size_t len)
-{
-	/* STT_SPARC_REGISTER: gcc's declarations of %g2/%g3 use on sparc. */
-	if (type == 13 && (machine == 2 || machine == 18 || machine == 43))
-		return "REGISTER";
-	static const char *const names[] = { "NOTYPE", "OBJECT", "FUNC", "SECTION",
-					     "FILE", "COMMON", "TLS" };
-	if (type < sizeof(names) / sizeof(names[0]))
-		return names[type];
-	if (type == 10)
-		return "IFUNC";
-	snprintf(buf, len, "<type %u>", type);
-	return buf;
-}
-
-static const char *bind_name(unsigned bind, char *buf, size_t len)
-{
-	static const char *const names[] = { "LOCAL", "GLOBAL", "WEAK" };
-	if (bind < sizeof(names) / sizeof(names[0]))
-		return names[bind];
-	if (bind == 10)
-		return "UNIQUE";
-	snprintf(buf, len, "<bind %u>", bind);
-	return buf;
-}
-
-static const char *vis_name(unsigned vis)
-{
-	static const char *const names[] = { "DEFAULT", "INTERNAL", "HIDDEN", "PROTECTED" };
-	return names[vis & 3];
-}
-
-static const char *ndx_name(unsigned shndx, char *buf, size_t len)
-{
-	switch (shndx) {
-	case 0:      return "UND";
-	case 0xfff1: return "ABS";
-	case 0xfff2: return "COM";
-	default:
-		snprintf(buf, len, "%u", shndx);
-		return buf;
-	}
-}
-
-/* readelf's flag words for vd_flags. */
-static void verdef_flags(unsigned flags, char *buf, size_t len)
-{
-	if (flags == 0) {
-		snprintf(buf, len, "none");
-		return;
-	}
-	buf[0] = 0;
-	if (flags & 1)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%sBASE", buf[0] ? "|" : "");
-	if (flags & 2)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%sWEAK", buf[0] ? "|" : "");
-	if (flags & ~3u)
-		snprintf(buf + strlen(buf), len - strlen(buf), "%s0x%x", buf[0] ? "|" : "",
-			 flags & ~3u);
 }
 
 static int dump(const struct vdso_image *img)
@@ -147,9 +87,9 @@ static int dump(const struct vdso_image *img)
 		}
 		char tbuf[32], bbuf[32], nbuf[32];
 		printf("sym %" PRIu32 " %0*" PRIx64 " %" PRIu64 " %s %s %s %s %s", i, value_digits,
-		       sym.value, sym.size, type_name(sym.type, img->machine, tbuf, sizeof(tbuf)),
-		       bind_name(sym.bind, bbuf, sizeof(bbuf)), vis_name(sym.visibility),
-		       ndx_name(sym.shndx, nbuf, sizeof(nbuf)), sym.name ? sym.name : "<null>");
+		       sym.value, sym.size, elf_type_name(sym.type, img->machine, tbuf, sizeof(tbuf)),
+		       elf_bind_name(sym.bind, bbuf, sizeof(bbuf)), elf_visibility_name(sym.visibility),
+		       elf_section_name(sym.shndx, nbuf, sizeof(nbuf)), sym.name ? sym.name : "<null>");
 		/* readelf names a version for indexes above 1 (0 local, 1 global). */
 		if (sym.version_index > 1)
 			printf("%s%s", sym.version_hidden ? "@" : "@@",
@@ -165,8 +105,8 @@ static int dump(const struct vdso_image *img)
 			status = 1;
 			continue;
 		}
-		char fbuf[64];
-		verdef_flags(def.flags, fbuf, sizeof(fbuf));
+		char flag_buf[64];
+		const char *fbuf = elf_verdef_flag_names(def.flags, flag_buf, sizeof(flag_buf));
 		const char *name = def.name ? def.name : "<null>";
 		uint32_t want = def.name ? independent_elf_hash(def.name) : 0;
 		printf("verdef %u %s %u %s ", def.index, fbuf, def.aux_count, name);
