@@ -222,8 +222,9 @@ static bool probe_libc(const struct bench_case *c, long *result)
 
 /*
  * One call, to learn whether the path exists here and what it returns.
- * Only the raw vDSO path can be missing: the library and the syscall always
- * answer, the libc always has its function.
+ * Only the raw vDSO path can be missing (and the thread pointer's syscall,
+ * on architectures where none returns it): the library always answers,
+ * the libc always has its function.
  */
 static bool probe(const struct bench_case *c, enum bench_path path, long *result)
 {
@@ -264,8 +265,12 @@ static bool probe(const struct bench_case *c, enum bench_path path, long *result
 		*result = -ENOSYS;
 		return false;
 	}
-	/* -ENOSYS from the vDSO path means "no such symbol here". */
-	return !(path == BENCH_VDSO && *result == -ENOSYS);
+	/*
+	 * -ENOSYS from the vDSO path means "no such symbol here"; from the
+	 * thread pointer's syscall path, that no syscall returns it here.
+	 */
+	return !(*result == -ENOSYS &&
+		 (path == BENCH_VDSO || c->func == VDSO_FN_THREAD_POINTER));
 }
 
 static double time_batch(bench_loop *loop, long arg, uint64_t n)
@@ -282,10 +287,33 @@ static double time_batch(bench_loop *loop, long arg, uint64_t n)
  * a cost the later calls do not have.  The estimate is then checked on a
  * full batch and corrected, so one disturbed timing cannot stick.
  */
+/*
+ * The smallest step bench_now_ns() takes: a few ns on most machines, but
+ * hundreds of µs on some emulated ones (QEMU's Quadra 800 timer).  Batches
+ * must span many steps, or their times are mostly rounding.
+ */
+static double clock_step_ns(void)
+{
+	static double step;
+	if (step > 0)
+		return step;
+	double best = 1e9;
+	for (int i = 0; i < 8; i++) {
+		double a = bench_now_ns(), b;
+		while ((b = bench_now_ns()) == a)
+			;
+		if (b - a < best)
+			best = b - a;
+	}
+	return step = best;
+}
+
 static uint64_t calibrate(bench_loop *loop, long arg, double target_ns)
 {
 	uint64_t n = 1;
 	double elapsed;
+	if (target_ns < 20 * clock_step_ns())
+		target_ns = 20 * clock_step_ns();
 	for (;;) {
 		elapsed = time_batch(loop, arg, n);
 		if (elapsed >= target_ns / 8 || n >= (UINT64_C(1) << 32))
@@ -293,7 +321,8 @@ static uint64_t calibrate(bench_loop *loop, long arg, double target_ns)
 		n *= elapsed < target_ns / 1000 ? 16 : 2;
 	}
 	for (int round = 0; round < 4; round++) {
-		double scaled = n * target_ns / (elapsed > 0 ? elapsed : 1);
+		/* A batch that read as no time at all is below the clock's step: grow it. */
+		double scaled = elapsed > 0 ? n * target_ns / elapsed : 2.0 * n;
 		n = scaled < 1 ? 1 : (uint64_t)scaled;
 		elapsed = time_batch(loop, arg, n);
 		if (elapsed > target_ns * 0.7 && elapsed < target_ns * 1.5)

@@ -160,6 +160,8 @@ int vdso_gettimeofday_via(enum vdso_via via, struct vdso_timeval *tv, struct tim
 int vdso_time_via(enum vdso_via via, int64_t *t);
 int vdso_getcpu_via(enum vdso_via via, unsigned *cpu, unsigned *node);
 ssize_t vdso_getrandom_via(enum vdso_via via, void *buf, size_t len, unsigned flags);
+/* VDSO_VIA_SYSCALL: the kernel's record (arch_prctl, get_thread_area,
+ * arm's get_tls); NULL where no syscall returns it. */
 void *vdso_thread_pointer_via(enum vdso_via via);
 
 /* ---------------------------------------------------------------------- */

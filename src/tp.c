@@ -6,16 +6,27 @@
  */
 #include "internal.h"
 
+/*
+ * The kernel's own record of the thread pointer, where a syscall returns
+ * it; NULL where none does (the register is then the only source).
+ */
 static void *sys_thread_pointer(void)
 {
-#if defined(__NR_get_thread_area) && defined(__m68k__)
+#if defined(__m68k__) && defined(__NR_get_thread_area)
 	return (void *)sys0(__NR_get_thread_area);
 #elif defined(__x86_64__) && !defined(__ILP32__)
-	/* arch_prctl(ARCH_GET_FS): the kernel's copy of the register. */
+	/* arch_prctl(ARCH_GET_FS): the fs base, which %fs:0 points back to. */
 	unsigned long fs = 0;
 	return sys2(__NR_arch_prctl, 0x1003, &fs) == 0 ? (void *)fs : NULL;
-#elif ARCH_HAS_TP_REGISTER
-	return arch_thread_pointer(); /* no syscall returns it here */
+#elif defined(__i386__)
+	/* get_thread_area() on the GDT entry %gs selects: its base is the TCB. */
+	struct { unsigned entry_number, base_addr, limit, flags; } desc = { 0, 0, 0, 0 };
+	unsigned short gs;
+	__asm__("movw %%gs, %0" : "=r"(gs));
+	desc.entry_number = gs >> 3;
+	return sys1(__NR_get_thread_area, &desc) == 0 ? (void *)desc.base_addr : NULL;
+#elif defined(__arm__) && defined(__ARM_NR_get_tls)
+	return (void *)sys0(__ARM_NR_get_tls);
 #else
 	return NULL;
 #endif

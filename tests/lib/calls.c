@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
@@ -138,15 +139,36 @@ static void test_getcpu(void)
 	ok(vdso_getcpu(&c, NULL) == 0 && vdso_getcpu(NULL, NULL) == 0, "getcpu with NULL node / both NULL");
 }
 
+/* The ABI thread pointer, read here without the library. */
+static void *abi_thread_pointer(void)
+{
+	void *tp;
+#if defined(__powerpc64__)
+	__asm__("mr %0, 13" : "=r"(tp)); /* gcc 12 has no __builtin_thread_pointer here */
+#elif defined(__powerpc__)
+	__asm__("mr %0, 2" : "=r"(tp));
+#elif defined(__sparc__)
+	__asm__("mov %%g7, %0" : "=r"(tp));
+#elif defined(__m68k__)
+	tp = (void *)syscall(SYS_get_thread_area);
+#elif defined(__i386__) || defined(__x86_64__)
+	tp = (void *)pthread_self(); /* glibc and musl: the TCB, which %fs:0 / %gs:0 point to */
+#else
+	tp = __builtin_thread_pointer();
+#endif
+	return tp;
+}
+
 static void test_thread_pointer(void)
 {
-#if defined(__GNUC__) && !defined(__clang__) || (defined(__clang__) && !defined(__i386__) && !defined(__x86_64__))
-	void *want = __builtin_thread_pointer();
-	ok(vdso_thread_pointer() == want, "thread pointer %p equals __builtin_thread_pointer() %p",
+	void *want = abi_thread_pointer();
+	ok(vdso_thread_pointer() == want, "thread pointer %p equals the ABI's %p",
 	   vdso_thread_pointer(), want);
-#else
-	ok(vdso_thread_pointer() != NULL, "thread pointer is set");
-#endif
+	void *kernel = vdso_thread_pointer_via(VDSO_VIA_SYSCALL);
+	if (kernel)
+		ok(kernel == want, "the kernel's record of the thread pointer %p agrees", kernel);
+	else
+		skip("no syscall returns the thread pointer on %s", vdso_arch_name());
 }
 
 static void test_errno_untouched(void)
