@@ -5,12 +5,18 @@
  *
  * Statistics are not the point (the kernel's generator is tested
  * elsewhere); a vDSO state that is reused, copied across calls or not
- * refilled is, and it shows as repeated or all-zero output.
+ * refilled is, and it shows as repeated or all-zero output.  So are a
+ * state shared by two threads, and one that a forked child inherits
+ * without the kernel wiping it: the library's outputs across threads and
+ * across a fork must not repeat either.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "checks.h"
 
@@ -81,9 +87,109 @@ done:
 	free(b);
 }
 
+enum { RANDOM_THREADS = 16, RANDOM_CALLS = 2000, RANDOM_OUT = 32 };
+
+struct random_thread {
+	unsigned char (*out)[RANDOM_OUT];
+	unsigned short_reads;
+};
+
+static void *random_thread_main(void *arg)
+{
+	struct random_thread *t = arg;
+	for (unsigned i = 0; i < RANDOM_CALLS; i++)
+		if (vdso_getrandom(t->out[i], RANDOM_OUT, 0) != RANDOM_OUT)
+			t->short_reads++;
+	return NULL;
+}
+
+static int compare_outputs(const void *a, const void *b)
+{
+	return memcmp(a, b, RANDOM_OUT);
+}
+
+/* Threads at once, each with its own state: no two outputs alike. */
+static void check_threads(struct check_list *out, const char *group)
+{
+	struct check_result *r = check_add(out, group, "getrandom across threads (library)");
+	size_t n = (size_t)RANDOM_THREADS * RANDOM_CALLS;
+	unsigned char (*all)[RANDOM_OUT] = calloc(n, RANDOM_OUT);
+	struct random_thread threads[RANDOM_THREADS];
+	pthread_t ids[RANDOM_THREADS];
+	unsigned started = 0, short_reads = 0;
+	if (!all) {
+		check_set(r, CHECK_SKIP, "out of memory");
+		return;
+	}
+	for (unsigned t = 0; t < RANDOM_THREADS; t++) {
+		threads[t] = (struct random_thread){ .out = all + (size_t)t * RANDOM_CALLS };
+		if (pthread_create(&ids[t], NULL, random_thread_main, &threads[t]) == 0)
+			started++;
+		else
+			break;
+	}
+	for (unsigned t = 0; t < started; t++) {
+		pthread_join(ids[t], NULL);
+		short_reads += threads[t].short_reads;
+	}
+	n = (size_t)started * RANDOM_CALLS;
+	qsort(all, n, RANDOM_OUT, compare_outputs);
+	size_t repeats = 0;
+	for (size_t i = 1; i < n; i++)
+		repeats += memcmp(all[i - 1], all[i], RANDOM_OUT) == 0;
+	free(all);
+	check_number(r, "threads", "", started);
+	check_number(r, "calls", "calls", (long long)n);
+	check_number(r, "repeats", "", (long long)repeats);
+	if (started < 2)
+		check_set(r, CHECK_SKIP, "could not start the threads");
+	else if (short_reads || repeats)
+		check_set(r, CHECK_FAIL, "%u threads x %u calls of %u bytes: %u short reads, %zu repeated outputs",
+			  started, RANDOM_CALLS, RANDOM_OUT, short_reads, repeats);
+	else
+		check_set(r, CHECK_PASS, "%u threads x %u calls of %u bytes: all full, no output twice",
+			  started, RANDOM_CALLS, RANDOM_OUT);
+}
+
+/* A forked child must not replay the parent's state: their next outputs differ. */
+static void check_fork(struct check_list *out, const char *group)
+{
+	struct check_result *r = check_add(out, group, "getrandom across fork (library)");
+	unsigned char before[RANDOM_OUT], parent[RANDOM_OUT], child[RANDOM_OUT];
+	int fd[2];
+	vdso_getrandom(before, sizeof(before), 0); /* this thread's state is now in use */
+	if (pipe(fd)) {
+		check_set(r, CHECK_SKIP, "pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(NULL);
+	pid_t pid = fork();
+	if (pid == 0) {
+		unsigned char mine[RANDOM_OUT];
+		int good = vdso_getrandom(mine, sizeof(mine), 0) == (ssize_t)sizeof(mine) &&
+			   write(fd[1], mine, sizeof(mine)) == (ssize_t)sizeof(mine);
+		_exit(good ? 0 : 1);
+	}
+	close(fd[1]);
+	ssize_t got = pid > 0 ? read(fd[0], child, sizeof(child)) : -1;
+	close(fd[0]);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+	ssize_t mine = vdso_getrandom(parent, sizeof(parent), 0);
+	if (pid < 0 || got != RANDOM_OUT)
+		check_set(r, CHECK_SKIP, "the child could not report its output");
+	else if (mine != RANDOM_OUT || memcmp(parent, child, RANDOM_OUT) == 0 ||
+		 memcmp(before, child, RANDOM_OUT) == 0)
+		check_set(r, CHECK_FAIL, "the child's first output repeats the parent's");
+	else
+		check_set(r, CHECK_PASS, "parent and child produce different outputs after fork");
+}
+
 void verify_getrandom(struct check_list *out, const char *group)
 {
 	check_path(out, group, "(syscall)", random_syscall);
 	check_path(out, group, "(vDSO)", random_raw);
 	check_path(out, group, "(library)", vdso_getrandom);
+	check_threads(out, group);
+	check_fork(out, group);
 }
