@@ -15,8 +15,10 @@ if ! make --no-print-directory -s BUILD="$build" "$build/fuzz/fuzz_image" "$buil
 	echo "not ok 1 - the fuzz target does not build"
 	exit 0
 fi
-if out=$(fuzz/run-fuzz "$build" "$seconds"); then
+if out=$(fuzz/run-fuzz "$build" "$seconds" 2>"$build/fuzz/fuzz.t.err"); then
 	echo "ok 1 - $out"
+	sed 's/^/# /' "$build/fuzz/fuzz.t.err"
 else
 	echo "not ok 1 - fuzzing the image parser found a problem (see $build/fuzz/artifacts, $build/fuzz/last-run.log)"
+	sed 's/^/# /' "$build/fuzz/fuzz.t.err"
 fi

@@ -36,8 +36,14 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:print_summary=1
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 VDSOKIT_BUILD=$asan VDSOKIT_IMAGES=$images
 export ASAN_OPTIONS UBSAN_OPTIONS VDSOKIT_BUILD VDSOKIT_IMAGES
+# Left out, because they cannot run under the sanitizers by design:
+#   cli-abi.t     `vdsokit abi` passes misaligned, read-only and unmapped
+#                 pointers on purpose (undefined behaviour UBSan rightly
+#                 reports) and catches the SIGSEGV/SIGBUS itself;
+#   cli-doctor.t  runs vdsokit under valgrind, which cannot host ASan.
 shell_tests=""
 for t in tests/cli-*.t tests/image-readelf.t tests/hardening/inspect.t; do
+	case $t in tests/cli-abi.t | tests/cli-doctor.t) continue ;; esac
 	[ -f "$t" ] && shell_tests="$shell_tests $t"
 done
 # shellcheck disable=SC2086
