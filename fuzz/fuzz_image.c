@@ -10,6 +10,7 @@
  * any overflowing shift or misaligned access in the readers.  Built with
  * clang -fsanitize=fuzzer,address,undefined by fuzz/fuzz.mk.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -100,8 +101,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int err = vdso_image_parse(&img, data, size);
 	sink += strlen(vdso_image_strerror(err));
 	touch_string(vdso_machine_name(img.machine, img.elf_class));
-	if (err)
+	if (err) {
+		/* A rejected image is left empty: every reader must refuse it. */
+		struct vdso_symbol sym;
+		struct vdso_verdef def;
+		if (vdso_image_lookup(&img, "__vdso_clock_gettime", NULL, &sym) != -EINVAL ||
+		    vdso_image_symbol(&img, 0, &sym) != -EINVAL || vdso_image_verdef(&img, 0, &def) != -EINVAL)
+			__builtin_trap();
 		return 0;
+	}
 	if (img.build_id)
 		for (size_t i = 0; i < img.build_id_size; i++)
 			sink += img.build_id[i];
