@@ -4,7 +4,8 @@
 #                              from the seeds: every synthetic image
 #                              ($(BUILD)/images), the guest kernels' images
 #                              (tests/qemu/images) and the host's vDSO
-#   make fuzz-afl              the same target built with afl-clang-fast
+#   make fuzz-afl FUZZ_SECONDS=N   the same target built with afl-clang-fast, under AFL++
+#   (fuzz/README.md: what the target does, and the long runs' figures)
 #
 # The libFuzzer target is built with clang whatever $(CC) is (gcc has no
 # -fsanitize=fuzzer); it takes src/image.c only, the one file that reads

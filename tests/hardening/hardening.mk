@@ -4,8 +4,11 @@
 #   malformed.t   the malformed-image corpus, each behind a guard page
 #   threads.t     64 threads race the first call of every function
 # and, built with -fsanitize=thread, $(BUILD)/tests/threads-tsan.t.
-# The shell tests tests/hardening/*.t run the fuzzer, the sanitizer build
-# of the whole suite, valgrind on the CLI and the static analysers.
+# The shell tests tests/hardening/*.t run the fuzzer (fuzz.t), the suite
+# built with ASan+UBSan (sanitizers.t), the CLI under valgrind
+# (valgrind.t), `vdsokit inspect` on the malformed corpus (inspect.t), the
+# static analysers (static.t), and the C tests again as i686 programs
+# (i386.t) and on nine other architectures under qemu-user (arches.t).
 
 HARDENING_TESTS := $(BUILD)/tests/malformed.t $(BUILD)/tests/threads.t
 HARDENING_CFLAGS = $(CPPFLAGS) $(ALL_CFLAGS) -Wno-missing-prototypes
