@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
  * The malformed-image corpus.  Each case takes a valid image (the host's
- * vDSO, dumped at test time, and the synthetic 32-bit big-endian ppc32 and
- * 64-bit big-endian s390x images when `make images` built them) and breaks
- * exactly one thing the parser checks.  For every case, in a child process
- * of its own:
+ * vDSO, copied at test time, and when `make images` built them the
+ * synthetic ppc32 (32-bit big-endian), s390x (64-bit big-endian, 8-byte
+ * hash entries), i386 and x86_64 images) and breaks exactly one thing the
+ * parser checks.  For every case, in a child process of its own:
  *
  *   - the image sits at the very end of a mapping followed by a PROT_NONE
  *     guard page, so a read past its last byte kills the child;
@@ -13,6 +13,11 @@
  *     rejects the image (-ENOEXEC, the same error recorded), reports the
  *     syscall path with reason "bad image", and its calls agree with the
  *     raw syscalls.
+ *
+ * Images of another architecture, whole or with a field changed that the
+ * parser does not judge, must parse and then be refused by the library as
+ * the wrong architecture.  A change the parser must ignore (section
+ * headers) must leave every symbol as it was.
  *
  * With "--write DIR" it writes every case whose parse must fail to
  * DIR/<base>-<case>.so and lists them in DIR/cases.tsv (file, error
@@ -670,7 +675,7 @@ static void child(FILE *out, const char *label, const unsigned char *bytes, size
 	       label, rm, rc, cpu);
 }
 
-/* Runs one case in a child; returns the number of failed checks. */
+/* Runs one case in a child and prints its checks; a child that dies fails the case. */
 static void run_case(const char *label, const unsigned char *bytes, size_t size,
 		     int parse_error, int lib_error, const struct base *base)
 {
