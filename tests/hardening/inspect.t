@@ -2,6 +2,10 @@
 # `vdsokit inspect FILE` on every malformed image of the corpus
 # (tests/hardening/malformed.c --write): exit status 2 and a message on
 # stderr naming the file and the problem (the parser's error text).
+# Then on up to 1000 inputs the fuzzer kept (VDSOKIT_FUZZ_CORPUS, else
+# BUILD/fuzz/corpus, after tests/hardening/fuzz.t or make fuzz) and its
+# seeds: images the parser accepts with odd contents get printed too; the
+# exit status must be 0 or 2 (a sanitizer's report exits 1).
 # VDSOKIT_BUILD picks the build (build/asan: the CLI under ASan/UBSan).
 build=${VDSOKIT_BUILD:-build}
 cli=$build/vdsokit
@@ -31,4 +35,30 @@ while IFS="$(printf '\t')" read -r file code text; do
 		sed 's/^/# /' "$dir/err" | head -20
 	fi
 done <"$dir/cases/cases.tsv"
+
+corpus=${VDSOKIT_FUZZ_CORPUS:-$build/fuzz/corpus}
+seeds=$(dirname "$corpus")/seeds
+inputs=$(find "$corpus" "$seeds" -type f 2>/dev/null | sort | head -1000)
+n=$((n + 1))
+if [ -z "$inputs" ]; then
+	echo "ok $n # SKIP no fuzz corpus in $corpus (make fuzz)"
+else
+	count=0 accepted=0 bad=""
+	for f in $inputs; do
+		count=$((count + 1))
+		"$cli" inspect "$f" >/dev/null 2>"$dir/err"
+		case $? in
+		0) accepted=$((accepted + 1)) ;;
+		2) ;;
+		*) bad="$bad $f" ;;
+		esac
+		[ -z "$bad" ] || break
+	done
+	if [ -z "$bad" ]; then
+		echo "ok $n - inspect on $count fuzzer inputs: $accepted printed, the rest refused with exit 2"
+	else
+		echo "not ok $n - inspect$bad: exit status neither 0 nor 2"
+		head -20 "$dir/err" | sed 's/^/# /'
+	fi
+fi
 echo "1..$n"

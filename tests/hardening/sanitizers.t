@@ -34,8 +34,8 @@ images=$(cd "$build" && pwd)/images
 # detect_leaks: the CLI and the tests free what they allocate.
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:print_summary=1
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
-VDSOKIT_BUILD=$asan VDSOKIT_IMAGES=$images
-export ASAN_OPTIONS UBSAN_OPTIONS VDSOKIT_BUILD VDSOKIT_IMAGES
+VDSOKIT_BUILD=$asan VDSOKIT_IMAGES=$images VDSOKIT_FUZZ_CORPUS=$build/fuzz/corpus
+export ASAN_OPTIONS UBSAN_OPTIONS VDSOKIT_BUILD VDSOKIT_IMAGES VDSOKIT_FUZZ_CORPUS
 # Left out, because they cannot run under the sanitizers by design:
 #   cli-abi.t     `vdsokit abi` passes misaligned, read-only and unmapped
 #                 pointers on purpose (undefined behaviour UBSan rightly
