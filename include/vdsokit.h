@@ -285,9 +285,11 @@ const char *vdso_machine_name(unsigned machine, unsigned elf_class);
  * The names below are private to this header and may change with the soname.
  */
 struct vdso__fastpath {
-	uint32_t gettime_clocks; /* clock ids served in user space; 0 until ready */
+	/* Bits 0-30: clock ids the vDSO serves in user space; bit 31: ready. 0 until then. */
+	uint32_t gettime_clocks;
 	int (*gettime)(clockid_t, struct vdso_timespec *);
 };
+#define VDSO__FAST_READY 0x80000000u
 extern struct vdso__fastpath vdso__fast;
 int vdso__clock_gettime_slow(clockid_t clock, struct vdso_timespec *ts);
 
@@ -299,7 +301,7 @@ static inline __attribute__((always_inline)) int
 vdso__clock_gettime_inline(clockid_t clock, struct vdso_timespec *ts)
 {
 	uint32_t clocks = __atomic_load_n(&vdso__fast.gettime_clocks, __ATOMIC_ACQUIRE);
-	if (__builtin_expect((unsigned)clock < 32 && (clocks >> clock) & 1, 1)) {
+	if (__builtin_expect((unsigned)clock < 31 && (clocks >> clock) & 1, 1)) {
 		int r = vdso__fast.gettime(clock, ts);
 		if (__builtin_expect(r != -ENOSYS, 1)) /* the vDSO asks for the syscall */
 			return r;

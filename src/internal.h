@@ -105,9 +105,7 @@ struct timespec32 {
 	int32_t tv_nsec;
 };
 
-/* Syscall paths, shared by the calls and vdso_path_of. */
-int sys_clock_gettime(clockid_t clock, struct vdso_timespec *ts);
-int sys_clock_getres(clockid_t clock, struct vdso_timespec *res);
+/* The syscalls the clock functions fall back to, for vdso_path_of. */
 long sys_clock_gettime_nr(void);
 long sys_clock_getres_nr(void);
 const char *sys_clock_gettime_name(void);

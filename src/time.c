@@ -49,7 +49,7 @@ static int sys_time32(long nr, clockid_t clock, struct vdso_timespec *ts)
 #define OLD_TIME32_FALLBACK 1
 #endif
 
-int sys_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
+static inline int sys_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
 {
 	int r = (int)sys2(NR_GETTIME, clock, ts);
 #ifdef OLD_TIME32_FALLBACK
@@ -59,7 +59,7 @@ int sys_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
 	return r;
 }
 
-int sys_clock_getres(clockid_t clock, struct vdso_timespec *res)
+static int sys_clock_getres(clockid_t clock, struct vdso_timespec *res)
 {
 	int r = (int)sys2(NR_GETRES, clock, res);
 #ifdef OLD_TIME32_FALLBACK
@@ -216,10 +216,13 @@ VDSO_EXPORT int vdso_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
 	 * for clocks the vDSO would only hand to the kernel, the slow path.
 	 */
 	uint32_t clocks = __atomic_load_n(&vdso__fast.gettime_clocks, __ATOMIC_ACQUIRE);
-	if (likely((unsigned)clock < 32 && (clocks >> clock) & 1)) {
+	if (likely((unsigned)clock < 31 && (clocks >> clock) & 1)) {
 		int r = call_clock(&vdso_global.gettime, clock, ts);
 		if (likely(!retry_with_syscall(r)))
 			return r;
+	} else if (likely(clocks != 0)) {
+		/* Ready, and the vDSO has no user-space read for this clock (or no vDSO). */
+		return sys_clock_gettime(clock, ts);
 	}
 	return vdso__clock_gettime_slow(clock, ts);
 }

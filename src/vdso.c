@@ -197,8 +197,8 @@ const struct vdso_state *vdso_state_slow(void)
 		if (LIB_FASTPATH_INLINE)
 			vdso__fast.gettime = (int (*)(clockid_t, struct vdso_timespec *))
 						     (uintptr_t)vdso_global.gettime.fn;
-		__atomic_store_n(&vdso__fast.gettime_clocks, entry_clocks(&vdso_global.gettime),
-				 __ATOMIC_RELEASE);
+		__atomic_store_n(&vdso__fast.gettime_clocks,
+				 entry_clocks(&vdso_global.gettime) | VDSO__FAST_READY, __ATOMIC_RELEASE);
 		__atomic_store_n(&vdso_ready, 2, __ATOMIC_RELEASE);
 		return &vdso_global;
 	}
