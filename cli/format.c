@@ -97,19 +97,11 @@ bool clock_id_parse(const char *text, long *clock)
 	return true;
 }
 
-static const char *const func_names[VDSO_FN_COUNT] = {
-	[VDSO_FN_CLOCK_GETTIME] = "clock_gettime",
-	[VDSO_FN_CLOCK_GETRES] = "clock_getres",
-	[VDSO_FN_GETTIMEOFDAY] = "gettimeofday",
-	[VDSO_FN_TIME] = "time",
-	[VDSO_FN_GETCPU] = "getcpu",
-	[VDSO_FN_GETRANDOM] = "getrandom",
-	[VDSO_FN_THREAD_POINTER] = "thread_pointer",
-};
-
+/* The library's names for its functions, "?" for a value it does not know. */
 const char *cli_func_name(enum vdso_func fn)
 {
-	return fn < VDSO_FN_COUNT && func_names[fn] ? func_names[fn] : "?";
+	const char *name = vdso_func_name(fn);
+	return name ? name : "?";
 }
 
 bool cli_func_parse(const char *text, enum vdso_func *fn)
@@ -119,7 +111,8 @@ bool cli_func_parse(const char *text, enum vdso_func *fn)
 		return true;
 	}
 	for (unsigned i = 0; i < VDSO_FN_COUNT; i++) {
-		if (func_names[i] && strcasecmp(text, func_names[i]) == 0) {
+		const char *name = vdso_func_name((enum vdso_func)i);
+		if (name && strcasecmp(text, name) == 0) {
 			*fn = (enum vdso_func)i;
 			return true;
 		}
