@@ -227,7 +227,8 @@ int image_extent(const void *data, size_t avail, size_t *extent)
 			continue;
 		uint64_t offset = rdword(&img, ph + L->p_offset);
 		uint64_t filesz = rdword(&img, ph + L->p_filesz);
-		if (offset + filesz < offset || offset + filesz > SIZE_MAX)
+		/* Checked without wrapping: offset + filesz must fit a size_t. */
+		if (offset > SIZE_MAX || filesz > SIZE_MAX - offset)
 			return VDSO_IMAGE_BAD_PHDR;
 		if (offset + filesz > end)
 			end = offset + filesz;
