@@ -4,7 +4,7 @@
 # are the kernel's (EFAULT, EINVAL) and the vDSO's (SIGSEGV) as documented
 # in docs/abi-contract.md; and the same under qemu-user, where there is no
 # vDSO and nothing may differ.
-. "$(dirname "$0")/cli-lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 if ! command -v jq >/dev/null; then
 	echo "1..0 # SKIP jq is not installed"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # vdsokit's command line: help, version, dispatch, and the exit status and
 # message of every kind of usage error, for every subcommand.
-. "$(dirname "$0")/cli-lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 commands="report info inspect dump bench compare verify abi doctor"
 

@@ -4,7 +4,7 @@
 # with a real SVG renderer, and the default run covers every function and
 # clock.  Timings are reported as diagnostics, never judged: a benchmark
 # gives figures, a test checks that they are there and sane.
-. "$(dirname "$0")/cli-lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 # --- a short bench, every format -----------------------------------------
 short="--time 0.3 --functions clock_gettime,gettimeofday,thread_pointer --clocks MONOTONIC,PROCESS_CPUTIME_ID,100"

@@ -2,7 +2,7 @@
 # vdsokit compare on two small bench files with known figures: the table,
 # the Markdown and the JSON, checked to the figure; one file (syscall vs
 # libvdsokit); the chart; and the errors for unusable input.
-. "$(dirname "$0")/cli-lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 # The m68k seed's figures (2057 -> 675 ns), a coarse clock, a thread
 # pointer, a row only one side has, and a path that was not measured.

@@ -5,7 +5,7 @@
 # the QEMU matrix applies to its guests, run here on samples of doctor's
 # JSON from those guests (tests/doctor-samples: amd64 plain, clocksource=hpet,
 # vdso=0, and mips64el malta) in both directions.
-. "$(dirname "$0")/cli-lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 if ! command -v jq >/dev/null; then
 	echo "1..0 # SKIP jq is not installed"

@@ -3,7 +3,7 @@
 # an independent implementation) on the host's own vDSO as dumped, on every
 # synthetic image of tests/images and on the real kernel images of
 # tests/qemu/images; bad input gives exit 2 and a message naming the file.
-. "$(dirname "$0")/cli-lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 # readelf's dynamic symbols as "num value size type bind vis ndx name":
 # values without leading zeros, bracketed extras ([<localentry>: 8],

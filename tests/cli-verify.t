@@ -3,7 +3,7 @@
 # reason, the JSON parses and says the same, the default run stays short,
 # the time namespace is entered when we may create one, and verify does
 # fail on a vDSO that is wrong (a synthetic image returning fixed values).
-. "$(dirname "$0")/cli-lib.sh"
+. "$(dirname "$0")/lib.sh"
 
 if ! command -v jq >/dev/null; then
 	echo "1..0 # SKIP jq is not installed"

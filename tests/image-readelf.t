@@ -10,23 +10,9 @@
 # shows as defined global/weak functions in that version.  Callable images
 # must also be flat (p_offset == p_vaddr) and free of relocations, since
 # tests/callpath.c maps them as they are.
-set -u
-LC_ALL=C
-export LC_ALL
-
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${VDSOKIT_BUILD:-build}
-case $build in /*) ;; *) build=$top/$build ;; esac
+. "$(dirname "$0")/lib.sh"
 images=$build/images
 imgdump=$build/tests/tools/imgdump
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-
-n=0
-failed=0
-ok() { n=$((n + 1)); echo "ok $n - $*"; }
-not_ok() { n=$((n + 1)); failed=$((failed + 1)); echo "not ok $n - $*"; }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
 # check DESCRIPTION FILE_A FILE_B: ok when equal, else the diff as comments.
 check_same() {
 	if diff -u "$2" "$3" >"$tmp/diff"; then
@@ -256,5 +242,4 @@ for dir in "$images"/*/; do
 	fi
 done
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

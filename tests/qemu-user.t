@@ -12,13 +12,7 @@
 #      i386 "only32" (32-bit entries only) images.
 # Each architecture's library and callpath are built here, with that
 # architecture's compiler, under $VDSOKIT_BUILD/qemu-user/<arch>.
-set -u
-LC_ALL=C
-export LC_ALL
-
-top=$(cd "$(dirname "$0")/.." && pwd)
-build=${VDSOKIT_BUILD:-build}
-case $build in /*) ;; *) build=$top/$build ;; esac
+. "$(dirname "$0")/lib.sh"
 images=$build/images
 # A library that loops (a _stick call on sparc64) or a wedged emulator must
 # not hang the whole check.
@@ -26,10 +20,8 @@ run_timeout=${VDSOKIT_QEMU_TIMEOUT:-120}
 # The sub-makes are ours, not the outer make's jobserver children.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 
-n=0
-failed=0
-emit() { n=$((n + 1)); echo "$1 $n - $2"; [ "$1" = ok ] || failed=$((failed + 1)); }
-skip() { n=$((n + 1)); echo "ok $n # SKIP $*"; }
+# emit ok|not ok DESCRIPTION
+emit() { if [ "$1" = ok ]; then ok "$2"; else not_ok "$2"; fi; }
 
 if [ ! -f "$images/.built" ]; then
 	echo "1..0 # SKIP no synthetic images in $images: run make images (make check does)"
@@ -147,5 +139,4 @@ while read -r arch cc imgdir qemu; do
 	done
 done <"$build/qemu-user/targets"
 
-echo "1..$n"
-[ "$failed" -eq 0 ]
+done_testing

@@ -1,6 +1,6 @@
-# Shared by the tests/cli-*.t scripts: where vdsokit is, TAP output, and a
-# runner that captures stdout, stderr and the exit status of one command.
-# Sourced, not run (prove only runs *.t).
+# Shared by the shell tests (tests/*.t): where the build and vdsokit are, TAP
+# output, and a runner that captures stdout, stderr and the exit status of
+# one command.  Sourced, not run (prove only runs *.t).
 
 set -u
 LC_ALL=C.UTF-8
