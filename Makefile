@@ -65,13 +65,14 @@ $(LIB_SO): $(LIB_PIC_OBJS) src/libvdsokit.map
 	      $(LIB_PIC_OBJS) $(filter-out -static,$(LDFLAGS))
 	ln -sf libvdsokit.so.$(SOVERSION) $(BUILD)/lib/libvdsokit.so
 
-# Each area keeps its rules beside its sources.
+# Each area keeps its rules beside its sources.  tests.mk comes last: its
+# `tests` target takes the CHECK_DEPS the others add.
 -include cli/cli.mk
--include tests/tests.mk
 -include tests/images/images.mk
 -include tests/qemu/qemu.mk
 -include fuzz/fuzz.mk
 -include bench/bench.mk
+-include tests/tests.mk
 
 # The .pc file is written at install time: it records this PREFIX.
 install: all

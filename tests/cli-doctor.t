@@ -122,7 +122,12 @@ else
 fi
 
 # --- valgrind hides the vDSO on x86 ---------------------------------------
-if command -v valgrind >/dev/null; then
+# (not for a sanitizer build: valgrind cannot host ASan's shadow memory)
+if nm "$vdsokit" 2>/dev/null | grep -q __asan_init; then
+	skip "vdsokit is built with ASan, which valgrind cannot host"
+	skip "valgrind reasons"
+	skip "doctor-expect valgrind"
+elif command -v valgrind >/dev/null; then
 	valgrind -q --error-exitcode=99 "$vdsokit" doctor >"$tmp/vg.out" 2>"$tmp/vg.err"
 	st=$?
 	if [ $st -eq 1 ]; then
