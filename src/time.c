@@ -211,9 +211,10 @@ VDSO_EXPORT __attribute__((noinline)) int vdso__clock_gettime_slow(clockid_t clo
 VDSO_EXPORT int vdso_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
 {
 	/*
-	 * The clock mask is published last, with release order, by the
-	 * initialisation: non-zero means the entry is ready.  Until then, and
-	 * for clocks the vDSO would only hand to the kernel, the slow path.
+	 * The mask (bits 0-30: clocks the vDSO reads in user space, bit 31:
+	 * ready) is published last, with release order, by the initialisation.
+	 * Ready: a clock in the mask goes to the vDSO, any other straight to
+	 * the syscall.  Before that, and to retry a vDSO's -ENOSYS, the slow path.
 	 */
 	uint32_t clocks = __atomic_load_n(&vdso__fast.gettime_clocks, __ATOMIC_ACQUIRE);
 	if (likely((unsigned)clock < 31 && (clocks >> clock) & 1)) {
