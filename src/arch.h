@@ -13,6 +13,8 @@
  *   ARCH_VDSO_CLOCKS          clock ids the vDSO reads in user space
  *   ARCH_GETTIME64_NEEDS_32   trust clock_gettime64 only beside clock_gettime (arm)
  *   arch_syscall6             when the vDSO has getrandom (its states are mmap'd)
+ *   arch_syscall_thread_pointer()  when ARCH_HAS_SYSCALL_TP is 1: the
+ *                             kernel's record of the thread pointer
  * Any other Linux architecture gets generic.h: syscalls only.
  */
 #ifndef VDSOKIT_ARCH_H
@@ -85,6 +87,9 @@ struct arch_symbol {
 #endif
 #ifndef ARCH_HAS_TP_REGISTER
 #define ARCH_HAS_TP_REGISTER 0
+#endif
+#ifndef ARCH_HAS_SYSCALL_TP
+#define ARCH_HAS_SYSCALL_TP 0
 #endif
 
 /* 64-bit time_t in the native entry points: LP64, and x32. */

@@ -12,21 +12,8 @@
  */
 static void *sys_thread_pointer(void)
 {
-#if defined(__m68k__) && defined(__NR_get_thread_area)
-	return (void *)sys0(__NR_get_thread_area);
-#elif defined(__x86_64__) && !defined(__ILP32__)
-	/* arch_prctl(ARCH_GET_FS): the fs base, which %fs:0 points back to. */
-	unsigned long fs = 0;
-	return sys2(__NR_arch_prctl, 0x1003, &fs) == 0 ? (void *)fs : NULL;
-#elif defined(__i386__)
-	/* get_thread_area() on the GDT entry %gs selects: its base is the TCB. */
-	struct { unsigned entry_number, base_addr, limit, flags; } desc = { 0, 0, 0, 0 };
-	unsigned short gs;
-	__asm__("movw %%gs, %0" : "=r"(gs));
-	desc.entry_number = gs >> 3;
-	return sys1(__NR_get_thread_area, &desc) == 0 ? (void *)desc.base_addr : NULL;
-#elif defined(__arm__) && defined(__ARM_NR_get_tls)
-	return (void *)sys0(__ARM_NR_get_tls);
+#if ARCH_HAS_SYSCALL_TP
+	return arch_syscall_thread_pointer();
 #else
 	return NULL;
 #endif

@@ -37,6 +37,13 @@ static inline long arch_syscall4(long n, long a, long b, long c, long d)
 	return r0;
 }
 
+/* arm's private get_tls syscall: the kernel's copy of TPIDRURO. */
+#define ARCH_HAS_SYSCALL_TP 1
+static inline void *arch_syscall_thread_pointer(void)
+{
+	return (void *)arch_syscall4(__ARM_NR_get_tls, 0, 0, 0, 0);
+}
+
 #define ARCH_HAS_TP_REGISTER 1
 static inline void *arch_thread_pointer(void)
 {

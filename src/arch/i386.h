@@ -28,6 +28,18 @@ static inline long arch_syscall4(long n, long a, long b, long c, long d)
 	return ret;
 }
 
+/* get_thread_area() on the GDT entry %gs selects: its base is the TCB. */
+#define ARCH_HAS_SYSCALL_TP 1
+static inline void *arch_syscall_thread_pointer(void)
+{
+	struct { unsigned entry_number, base_addr, limit, flags; } desc = { 0, 0, 0, 0 };
+	unsigned short gs;
+	__asm__("movw %%gs, %0" : "=r"(gs));
+	desc.entry_number = gs >> 3;
+	return arch_syscall4(__NR_get_thread_area, (long)&desc, 0, 0, 0) == 0
+		       ? (void *)desc.base_addr : (void *)0;
+}
+
 /* %gs:0 is the TCB self pointer (glibc and musl). */
 #define ARCH_HAS_TP_REGISTER 1
 static inline void *arch_thread_pointer(void)

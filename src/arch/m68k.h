@@ -23,3 +23,10 @@ static inline long arch_syscall4(long n, long a, long b, long c, long d)
 	__asm__ volatile("trap #0" : "+r"(d0) : "r"(d1), "r"(d2), "r"(d3), "r"(d4) : "memory");
 	return d0;
 }
+
+/* get_thread_area (333): the value set_thread_area stored, what glibc's TLS uses. */
+#define ARCH_HAS_SYSCALL_TP 1
+static inline void *arch_syscall_thread_pointer(void)
+{
+	return (void *)arch_syscall4(__NR_get_thread_area, 0, 0, 0, 0);
+}

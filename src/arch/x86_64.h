@@ -42,6 +42,17 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 	return ret;
 }
 
+#ifndef __ILP32__
+/* arch_prctl(ARCH_GET_FS): the fs base, which %fs:0 points back to. */
+#define ARCH_HAS_SYSCALL_TP 1
+static inline void *arch_syscall_thread_pointer(void)
+{
+	unsigned long fs = 0;
+	return arch_syscall4(__NR_arch_prctl, 0x1003 /* ARCH_GET_FS */, (long)&fs, 0, 0) == 0
+		       ? (void *)fs : (void *)0;
+}
+#endif
+
 /* %fs:0 holds the TCB's self pointer in glibc and musl: the thread pointer. */
 #define ARCH_HAS_TP_REGISTER 1
 static inline void *arch_thread_pointer(void)
