@@ -231,6 +231,8 @@ int svg_write_bar_chart(FILE *out, const struct bar_chart *chart);
 /* ---------------------------------------------------------------------- */
 
 /* "0.42 ns", "33.1 ns", "182 ns", "1.91 µs", "12.3 ms"; "-" for NaN. */
+/* value with 2, 1 or 0 decimals as it is below 10, 100 or above, then unit; "-" if not finite or negative. */
+const char *fmt_3_digits(char *buf, size_t size, double value, const char *unit);
 const char *fmt_duration_ns(char *buf, size_t size, double ns);
 /* "5.4×", "102×"; "-" for NaN. */
 const char *fmt_ratio(char *buf, size_t size, double ratio);

@@ -110,15 +110,7 @@ static const struct json_value *find_label(const struct json_value *results, con
 /* ns/call as a plain number: the unit is in the column heading. */
 static const char *fmt_ns_number(char *buf, size_t size, double ns)
 {
-	if (!isfinite(ns))
-		snprintf(buf, size, "-");
-	else if (ns < 10)
-		snprintf(buf, size, "%.2f", ns);
-	else if (ns < 100)
-		snprintf(buf, size, "%.1f", ns);
-	else
-		snprintf(buf, size, "%.0f", ns);
-	return buf;
+	return fmt_3_digits(buf, size, ns, "");
 }
 
 static void print_table(const struct compare_row *rows, unsigned count, bool markdown,

@@ -12,17 +12,24 @@
 
 #include "cli.h"
 
+const char *fmt_3_digits(char *buf, size_t size, double value, const char *unit)
+{
+	if (!isfinite(value) || value < 0)
+		snprintf(buf, size, "-");
+	else if (value < 10)
+		snprintf(buf, size, "%.2f%s", value, unit);
+	else if (value < 100)
+		snprintf(buf, size, "%.1f%s", value, unit);
+	else
+		snprintf(buf, size, "%.0f%s", value, unit);
+	return buf;
+}
+
 const char *fmt_duration_ns(char *buf, size_t size, double ns)
 {
-	if (!isfinite(ns) || ns < 0)
-		snprintf(buf, size, "-");
-	else if (ns < 10)
-		snprintf(buf, size, "%.2f ns", ns);
-	else if (ns < 100)
-		snprintf(buf, size, "%.1f ns", ns);
-	else if (ns < 1e3)
-		snprintf(buf, size, "%.0f ns", ns);
-	else if (ns < 1e6)
+	if (!isfinite(ns) || ns < 1e3)
+		return fmt_3_digits(buf, size, ns, " ns");
+	if (ns < 1e6)
 		snprintf(buf, size, "%.3g µs", ns / 1e3);
 	else if (ns < 1e9)
 		snprintf(buf, size, "%.3g ms", ns / 1e6);
@@ -33,15 +40,7 @@ const char *fmt_duration_ns(char *buf, size_t size, double ns)
 
 const char *fmt_ratio(char *buf, size_t size, double ratio)
 {
-	if (!isfinite(ratio) || ratio <= 0)
-		snprintf(buf, size, "-");
-	else if (ratio < 10)
-		snprintf(buf, size, "%.2f×", ratio);
-	else if (ratio < 100)
-		snprintf(buf, size, "%.1f×", ratio);
-	else
-		snprintf(buf, size, "%.0f×", ratio);
-	return buf;
+	return fmt_3_digits(buf, size, ratio > 0 ? ratio : NAN, "×");
 }
 
 /* Clock ids are kernel ABI (include/uapi/linux/time.h), the same on every arch. */

@@ -64,11 +64,8 @@ fi
 
 # --- qemu-user: no vDSO, so the vDSO column is absent and nothing differs ---
 qemu=$(command -v qemu-aarch64-static || true)
-cross=$(command -v aarch64-linux-gnu-gcc-12 || true)
 a64=$build/aarch64/vdsokit
-if [ -n "$qemu" ] && [ -n "$cross" ] &&
-	make -s -C "$top" CC=aarch64-linux-gnu-gcc-12 AR=aarch64-linux-gnu-ar BUILD="$build/aarch64" \
-		LDFLAGS=-static "$a64" >"$tmp/make.log" 2>&1; then
+if [ -n "$qemu" ] && cross_vdsokit aarch64-linux-gnu aarch64; then
 	"$qemu" "$a64" abi --json >"$tmp/a64.json" 2>"$tmp/a64.err"
 	st=$?
 	if [ $st -eq 0 ] && jq -e '.summary.cases >= 40 and .summary.not_run == 0' "$tmp/a64.json" >/dev/null 2>&1; then
@@ -90,9 +87,7 @@ fi
 
 # --- i386 userspace on this x86_64 kernel: the compat vDSO ---------------
 i686=$build/i686/vdsokit
-if [ "$(uname -m)" = x86_64 ] && command -v i686-linux-gnu-gcc-12 >/dev/null &&
-	make -s -C "$top" CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar BUILD="$build/i686" \
-		LDFLAGS=-static "$i686" >"$tmp/make.log" 2>&1; then
+if [ "$(uname -m)" = x86_64 ] && cross_vdsokit i686-linux-gnu i686; then
 	"$i686" abi --json >"$tmp/i686.json" 2>"$tmp/i686.err"
 	st=$?
 	if [ $st -eq 0 ] && jq -e '.summary.cases >= 40 and .summary.not_run == 0' "$tmp/i686.json" >/dev/null 2>&1; then

@@ -153,9 +153,7 @@ fi
 # --- qemu-user: an aarch64 build, emulated ------------------------------
 qemu=$(command -v qemu-aarch64-static || true)
 a64=$build/aarch64/vdsokit
-if [ -n "$qemu" ] && command -v aarch64-linux-gnu-gcc-12 >/dev/null &&
-	make -s -C "$top" CC=aarch64-linux-gnu-gcc-12 AR=aarch64-linux-gnu-ar BUILD="$build/aarch64" \
-		LDFLAGS=-static "$a64" >"$tmp/make.log" 2>&1; then
+if [ -n "$qemu" ] && cross_vdsokit aarch64-linux-gnu aarch64; then
 	"$qemu" "$a64" doctor --json >"$tmp/qemu.json" 2>"$tmp/qemu.err"
 	st=$?
 	if [ $st -eq 1 ]; then ok "aarch64 under qemu-user: exit 1"; else not_ok "aarch64 under qemu-user: exit $st, want 1"; fi
@@ -175,9 +173,7 @@ fi
 
 # --- 32-bit userspace on this 64-bit kernel (i686 runs natively on x86_64) ---
 i686=$build/i686/vdsokit
-if [ "$(uname -m)" = x86_64 ] && command -v i686-linux-gnu-gcc-12 >/dev/null &&
-	make -s -C "$top" CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar BUILD="$build/i686" \
-		LDFLAGS=-static "$i686" >"$tmp/make.log" 2>&1; then
+if [ "$(uname -m)" = x86_64 ] && cross_vdsokit i686-linux-gnu i686; then
 	"$i686" doctor --json >"$tmp/i686.json" 2>"$tmp/i686.err"
 	st=$?
 	if jq -e 'any(.findings[]; .id == "compat-32bit" and .severity == "info") and .host.library_arch == "i386"' \

@@ -78,3 +78,11 @@ if [ ! -x "$vdsokit" ]; then
 	echo "1..0 # SKIP $vdsokit not built (make)"
 	exit 0
 fi
+
+# cross_vdsokit TRIPLE DIR: builds vdsokit statically with TRIPLE-gcc-12 into
+# $build/DIR (log in $tmp/make.log); fails when that compiler is missing.
+cross_vdsokit() {
+	command -v "$1-gcc-12" >/dev/null &&
+		make -s -C "$top" CC="$1-gcc-12" AR="$1-ar" BUILD="$build/$2" LDFLAGS=-static \
+			"$build/$2/vdsokit" >"$tmp/make.log" 2>&1
+}
