@@ -25,7 +25,6 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +37,7 @@
 #include <unistd.h>
 
 #include "vdsokit.h"
+#include "tap.h"
 
 /* ---- what this architecture's image exports ---------------------------- */
 
@@ -100,43 +100,6 @@ static const struct expected_names names = {
 #define CLOCK_BOOTTIME_ID 7   /* the fakes answer -ENOSYS for it          */
 #define CLOCK_TAI_ID 11       /* the 32-bit fakes overflow for it         */
 #define CLOCK_INVALID_ID 100
-
-/* ---- TAP ---------------------------------------------------------------- */
-
-static int test_count, failures;
-
-__attribute__((format(printf, 2, 3))) static int check(int ok, const char *fmt, ...)
-{
-	va_list ap;
-
-	test_count++;
-	if (!ok)
-		failures++;
-	printf("%s %d - ", ok ? "ok" : "not ok", test_count);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	return ok;
-}
-
-__attribute__((format(printf, 1, 2))) static void diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("#   ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-}
-
-static int finish(void)
-{
-	printf("1..%d\n", test_count);
-	return failures ? 1 : 0;
-}
 
 /* ---- the raw syscalls the library is compared with ----------------------- */
 
@@ -213,11 +176,11 @@ static void check_gettime_against_syscall(clockid_t clock, const char *how)
 	int ra = sys_gettime(clock, &after);
 
 	if (rb || ra) {
-		check(r == rb, "%s: clock_gettime(%d) fails like the syscall (%d, syscall %d)",
+		ok(r == rb, "%s: clock_gettime(%d) fails like the syscall (%d, syscall %d)",
 		      how, (int)clock, r, rb);
 		return;
 	}
-	if (!check(r == 0 && ts_le(&before, &got) && ts_le(&got, &after),
+	if (!ok(r == 0 && ts_le(&before, &got) && ts_le(&got, &after),
 		   "%s: clock_gettime(%d) inside the syscall sandwich", how, (int)clock))
 		diag("before %" PRId64 ".%09" PRId64 " got %" PRId64 ".%09" PRId64
 		     " (ret %d) after %" PRId64 ".%09" PRId64,
@@ -231,7 +194,7 @@ static void check_getres_against_syscall(clockid_t clock, const char *how)
 	int rw = sys_getres(clock, &want);
 	int r = vdso_clock_getres(clock, &got);
 
-	if (!check(r == rw && (rw || (got.tv_sec == want.tv_sec && got.tv_nsec == want.tv_nsec)),
+	if (!ok(r == rw && (rw || (got.tv_sec == want.tv_sec && got.tv_nsec == want.tv_nsec)),
 		   "%s: clock_getres(%d) equals the syscall's", how, (int)clock))
 		diag("got %d {%" PRId64 ", %" PRId64 "}, syscall %d {%" PRId64 ", %" PRId64 "}", r,
 		     got.tv_sec, got.tv_nsec, rw, want.tv_sec, want.tv_nsec);
@@ -249,7 +212,7 @@ static void check_gettimeofday_against_syscall(const char *how)
 	int64_t hi = after.tv_sec * 1000000 + after.tv_nsec / 1000;
 	int64_t us = got.tv_sec * 1000000 + got.tv_usec;
 
-	if (!check(r == 0 && lo <= us && us <= hi && got.tv_usec >= 0 && got.tv_usec < 1000000,
+	if (!ok(r == 0 && lo <= us && us <= hi && got.tv_usec >= 0 && got.tv_usec < 1000000,
 		   "%s: gettimeofday inside the CLOCK_REALTIME sandwich", how))
 		diag("ret %d, %" PRId64 " us not in [%" PRId64 ", %" PRId64 "]", r, us, lo, hi);
 
@@ -258,7 +221,7 @@ static void check_gettimeofday_against_syscall(const char *how)
 	struct timeval tv;
 	long rs = syscall(SYS_gettimeofday, &tv, &sys_tz);
 	r = vdso_gettimeofday(&got, &tz);
-	check(rs == 0 && r == 0 && tz.tz_minuteswest == sys_tz.tz_minuteswest &&
+	ok(rs == 0 && r == 0 && tz.tz_minuteswest == sys_tz.tz_minuteswest &&
 		      tz.tz_dsttime == sys_tz.tz_dsttime,
 	      "%s: gettimeofday's timezone equals the syscall's (%d,%d)", how, sys_tz.tz_minuteswest,
 	      sys_tz.tz_dsttime);
@@ -274,7 +237,7 @@ static void check_time_against_syscall(const char *how)
 	t = stored;
 	sys_gettime(CLOCK_REALTIME, &after);
 	/* time() may read the coarse clock, up to a tick behind REALTIME. */
-	if (!check(r >= 0 && before.tv_sec - 1 <= t && t <= after.tv_sec,
+	if (!ok(r >= 0 && before.tv_sec - 1 <= t && t <= after.tv_sec,
 		   "%s: time inside the CLOCK_REALTIME sandwich", how))
 		diag("ret %d, t %" PRId64 " not in [%" PRId64 ", %" PRId64 "]", r, t,
 		     before.tv_sec - 1, after.tv_sec);
@@ -286,7 +249,7 @@ static void check_getcpu_against_syscall(const char *how)
 	int rw = sys_getcpu(&want_cpu, &want_node);
 	int r = vdso_getcpu(&cpu, &node);
 
-	if (!check(r == rw && (rw || (cpu == want_cpu && node == want_node)),
+	if (!ok(r == rw && (rw || (cpu == want_cpu && node == want_node)),
 		   "%s: getcpu equals the syscall's (pinned to one CPU)", how))
 		diag("got %d cpu %u node %u, syscall %d cpu %u node %u", r, cpu, node, rw, want_cpu,
 		     want_node);
@@ -337,13 +300,13 @@ static int run_without_vdso(void)
 
 	if (getauxval(AT_SYSINFO_EHDR)) {
 		/* Native run: hide the real vDSO, as qemu-user has none. */
-		check(vdso_use_image(NULL, 0) == 0, "%s: vdso_use_image(NULL, 0) before any call", how);
+		ok(vdso_use_image(NULL, 0) == 0, "%s: vdso_use_image(NULL, 0) before any call", how);
 		printf("# native run: the kernel's vDSO hidden by vdso_use_image(NULL, 0)\n");
 	} else {
 		printf("# no AT_SYSINFO_EHDR in this process (qemu-user)\n");
 	}
-	check(vdso_init() == -ENOENT, "%s: vdso_init() says -ENOENT", how);
-	check(vdso_process_image() == NULL, "%s: no process image", how);
+	ok(vdso_init() == -ENOENT, "%s: vdso_init() says -ENOENT", how);
+	ok(vdso_process_image() == NULL, "%s: no process image", how);
 	pin_to_current_cpu();
 
 	for (clockid_t c = 0; c < CLOCK_COUNT; c++)
@@ -363,18 +326,18 @@ static int run_without_vdso(void)
 	int nonzero = 0;
 	for (size_t i = 0; i < sizeof(buf); i++)
 		nonzero |= buf[i];
-	check(n == (ssize_t)sizeof(buf) && nonzero, "%s: getrandom fills %zu bytes (got %zd)", how,
+	ok(n == (ssize_t)sizeof(buf) && nonzero, "%s: getrandom fills %zu bytes (got %zd)", how,
 	      sizeof(buf), n);
 
 	void *tp = vdso_thread_pointer();
-	if (!check(tp == expected_thread_pointer(), "%s: thread pointer is the ABI's", how))
+	if (!ok(tp == expected_thread_pointer(), "%s: thread pointer is the ABI's", how))
 		diag("library %p, expected %p", tp, expected_thread_pointer());
 
 	/* The path report: every call is a syscall because there is no vDSO. */
 	struct vdso_path p;
 	for (clockid_t c = 0; c < CLOCK_COUNT; c++) {
 		vdso_path_of(VDSO_FN_CLOCK_GETTIME, c, &p);
-		check(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_NO_VDSO &&
+		ok(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_NO_VDSO &&
 			      p.syscall && p.syscall_nr >= 0,
 		      "%s: path of clock_gettime(%d): %s via %s", how, (int)c, path_text(&p),
 		      p.syscall ? p.syscall : "?");
@@ -383,18 +346,18 @@ static int run_without_vdso(void)
 						 VDSO_FN_TIME, VDSO_FN_GETCPU, VDSO_FN_GETRANDOM };
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
 		vdso_path_of(others[i], CLOCK_MONOTONIC, &p);
-		check(p.route == VDSO_ROUTE_SYSCALL &&
+		ok(p.route == VDSO_ROUTE_SYSCALL &&
 			      (p.reason == VDSO_REASON_NO_VDSO || p.reason == VDSO_REASON_NOT_ON_ARCH),
 		      "%s: path of %s: %s", how, vdso_func_name(others[i]), path_text(&p));
 	}
 	vdso_path_of(VDSO_FN_THREAD_POINTER, 0, &p);
 #if defined(__m68k__)
-	check(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_NO_VDSO,
+	ok(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_NO_VDSO,
 	      "%s: path of thread_pointer: %s", how, path_text(&p));
 #else
-	check(p.route == VDSO_ROUTE_REGISTER, "%s: path of thread_pointer: %s", how, path_text(&p));
+	ok(p.route == VDSO_ROUTE_REGISTER, "%s: path of thread_pointer: %s", how, path_text(&p));
 #endif
-	return finish();
+	return done_testing();
 }
 
 /* ---- the synthetic image ------------------------------------------------- */
@@ -456,7 +419,7 @@ static void check_gettime_through_image(clockid_t c, enum image_kind kind)
 	}
 	struct vdso_timespec got = { -1, -1 }, want = fake_gettime_value(c, entry == FAKE_TIME64);
 	int r = vdso_clock_gettime(c, &got);
-	if (!check(r == 0 && got.tv_sec == want.tv_sec && got.tv_nsec == want.tv_nsec,
+	if (!ok(r == 0 && got.tv_sec == want.tv_sec && got.tv_nsec == want.tv_nsec,
 		   "image: clock_gettime(%d) returns the fake %s's {%#" PRIx64 ", %" PRId64 "}",
 		   (int)c, p.symbol, want.tv_sec, want.tv_nsec))
 		diag("got %d {%#" PRIx64 ", %" PRId64 "}", r, got.tv_sec, got.tv_nsec);
@@ -474,18 +437,18 @@ static void check_image_paths(enum image_kind kind)
 		vdso_path_of(VDSO_FN_CLOCK_GETTIME, fast[i], &p);
 		switch (kind) {
 		case KIND_ONLY64:
-			check(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_UNTRUSTED,
+			ok(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_UNTRUSTED,
 			      "only64: clock_gettime64 without clock_gettime is not trusted: "
 			      "path of clock %d: %s", (int)fast[i], path_text(&p));
 			break;
 		case KIND_ONLY32:
-			check(p.route == VDSO_ROUTE_VDSO && p.reason == VDSO_REASON_TIME32 &&
+			ok(p.route == VDSO_ROUTE_VDSO && p.reason == VDSO_REASON_TIME32 &&
 				      str_eq(p.symbol, names.gettime32) && str_eq(p.version, names.node),
 			      "only32: the 32-bit entry %s@%s serves clock %d: %s", or_none(names.gettime32),
 			      names.node, (int)fast[i], path_text(&p));
 			break;
 		case KIND_CALLABLE:
-			check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettime) &&
+			ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettime) &&
 				      str_eq(p.version, names.node) && p.address != NULL,
 			      "image: clock %d served by %s@%s: %s", (int)fast[i], names.gettime,
 			      names.node, path_text(&p));
@@ -495,7 +458,7 @@ static void check_image_paths(enum image_kind kind)
 	/* A clock id outside 0..11: the library's answer, either way, is -EINVAL. */
 	struct vdso_timespec ts;
 	int r = vdso_clock_gettime(CLOCK_INVALID_ID, &ts);
-	check(r == -EINVAL, "image: clock_gettime(%d) is -EINVAL (got %d)", CLOCK_INVALID_ID, r);
+	ok(r == -EINVAL, "image: clock_gettime(%d) is -EINVAL (got %d)", CLOCK_INVALID_ID, r);
 
 	if (kind != KIND_CALLABLE)
 		return;
@@ -503,20 +466,20 @@ static void check_image_paths(enum image_kind kind)
 	/* The explicit paths: the vDSO alone does not retry, the syscall is real. */
 	if (names.gettime) {
 		r = vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_BOOTTIME_ID, &ts);
-		check(r == -ENOSYS, "image: via VDSO, clock_gettime(BOOTTIME) is the fake's -ENOSYS (got %d)",
+		ok(r == -ENOSYS, "image: via VDSO, clock_gettime(BOOTTIME) is the fake's -ENOSYS (got %d)",
 		      r);
 		struct vdso_timespec want = fake_gettime_value(CLOCK_MONOTONIC, names.gettime_is_time64);
 		if (kind == KIND_ONLY32)
 			want = fake_gettime_value(CLOCK_MONOTONIC, 0);
 		r = vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_MONOTONIC, &ts);
-		check(r == 0 && ts.tv_sec == want.tv_sec && ts.tv_nsec == want.tv_nsec,
+		ok(r == 0 && ts.tv_sec == want.tv_sec && ts.tv_nsec == want.tv_nsec,
 		      "image: via VDSO, clock_gettime(MONOTONIC) is the fake's");
 		/* The error convention (powerpc: CR0.SO and a positive r3). */
 		r = vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_INVALID_ID, &ts);
-		check(r == -EINVAL, "image: via VDSO, clock_gettime(%d) is the fake's -EINVAL (got %d)",
+		ok(r == -EINVAL, "image: via VDSO, clock_gettime(%d) is the fake's -EINVAL (got %d)",
 		      CLOCK_INVALID_ID, r);
 		r = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_MONOTONIC, &ts);
-		check(r == 0 && ts.tv_sec != want.tv_sec,
+		ok(r == 0 && ts.tv_sec != want.tv_sec,
 		      "image: via SYSCALL, clock_gettime(MONOTONIC) is the kernel's");
 	}
 }
@@ -536,9 +499,9 @@ static void check_getres_through_image(clockid_t c)
 	/* {0, 7} from a 64-bit-time entry, {0, 3} from a 32-bit one. */
 	int want_nsec = str_eq(p.symbol, names.getres) ? (names.getres_is_64 ? 7 : 3)
 			: (sizeof(long) == 8 ? 7 : 3);
-	check(str_eq(p.symbol, names.getres),
+	ok(str_eq(p.symbol, names.getres),
 	      "image: clock_getres(%d) served by %s: %s", (int)c, names.getres, path_text(&p));
-	if (!check(r == 0 && got.tv_sec == 0 && got.tv_nsec == want_nsec,
+	if (!ok(r == 0 && got.tv_sec == 0 && got.tv_nsec == want_nsec,
 		   "image: clock_getres(%d) returns the fake's {0, %d}", (int)c, want_nsec))
 		diag("got %d {%" PRId64 ", %" PRId64 "}", r, got.tv_sec, got.tv_nsec);
 }
@@ -551,38 +514,38 @@ static void check_others_through_image(void)
 	/* gettimeofday: its own entry, or derived from clock_gettime, or syscall. */
 	vdso_path_of(VDSO_FN_GETTIMEOFDAY, 0, &p);
 	if (names.gettimeofday)
-		check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettimeofday) &&
+		ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettimeofday) &&
 			      str_eq(p.version, names.node),
 		      "image: gettimeofday served by %s: %s", names.gettimeofday, path_text(&p));
 	if (p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettimeofday)) {
 		struct vdso_timeval tv = { -1, -1 };
 		struct timezone tz = { -1, -1 };
 		r = vdso_gettimeofday(&tv, &tz);
-		if (!check(r == 0 && tv.tv_sec == 0x33333 && tv.tv_usec == 0x444 &&
+		if (!ok(r == 0 && tv.tv_sec == 0x33333 && tv.tv_usec == 0x444 &&
 				   tz.tz_minuteswest == 5 && tz.tz_dsttime == 0,
 			   "image: gettimeofday returns the fake's {0x33333, 0x444} and timezone {5, 0}"))
 			diag("got %d {%#" PRIx64 ", %#" PRIx64 "} tz {%d, %d}", r, tv.tv_sec, tv.tv_usec,
 			     tz.tz_minuteswest, tz.tz_dsttime);
 		tv.tv_sec = -1;
 		r = vdso_gettimeofday(&tv, NULL);
-		check(r == 0 && tv.tv_sec == 0x33333, "image: gettimeofday without a timezone");
+		ok(r == 0 && tv.tv_sec == 0x33333, "image: gettimeofday without a timezone");
 	} else {
 		check_gettimeofday_against_syscall("image, gettimeofday not from its vDSO entry");
 	}
 
 	vdso_path_of(VDSO_FN_TIME, 0, &p);
 	if (names.time)
-		check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.time),
+		ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.time),
 		      "image: time served by %s: %s", names.time, path_text(&p));
 	int64_t t = -1;
 	r = vdso_time(&t);
 	if (p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.time)) {
-		check(r >= 0 && t == 0x55555, "image: time returns the fake's 0x55555 (got %d, %#" PRIx64 ")",
+		ok(r >= 0 && t == 0x55555, "image: time returns the fake's 0x55555 (got %d, %#" PRIx64 ")",
 		      r, t);
 	} else if (p.route == VDSO_ROUTE_VDSO) {
 		/* Seconds of a clock_gettime through the vDSO (REALTIME or COARSE). */
 		int64_t base = fake_gettime_value(0, gettime_entry_of(p.symbol) == FAKE_TIME64).tv_sec;
-		check(r >= 0 && (t == base + CLOCK_REALTIME || t == base + CLOCK_REALTIME_COARSE),
+		ok(r >= 0 && (t == base + CLOCK_REALTIME || t == base + CLOCK_REALTIME_COARSE),
 		      "image: time from %s is the fake's seconds (got %#" PRIx64 ")", p.symbol, t);
 	} else {
 		check_time_against_syscall("image, time by syscall");
@@ -591,16 +554,16 @@ static void check_others_through_image(void)
 	vdso_path_of(VDSO_FN_GETCPU, 0, &p);
 	if (names.getcpu) {
 		unsigned cpu = 0, node = 0;
-		check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.getcpu),
+		ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.getcpu),
 		      "image: getcpu served by %s: %s", names.getcpu, path_text(&p));
 		r = vdso_getcpu(&cpu, &node);
-		check(r == 0 && cpu == 3 && node == 4, "image: getcpu returns the fake's cpu 3 node 4 (got %d, %u, %u)",
+		ok(r == 0 && cpu == 3 && node == 4, "image: getcpu returns the fake's cpu 3 node 4 (got %d, %u, %u)",
 		      r, cpu, node);
 		cpu = 0;
 		r = vdso_getcpu(&cpu, NULL);
-		check(r == 0 && cpu == 3, "image: getcpu without node");
+		ok(r == 0 && cpu == 3, "image: getcpu without node");
 	} else {
-		check(p.route == VDSO_ROUTE_SYSCALL, "image: getcpu by syscall: %s", path_text(&p));
+		ok(p.route == VDSO_ROUTE_SYSCALL, "image: getcpu by syscall: %s", path_text(&p));
 		check_getcpu_against_syscall("image");
 	}
 
@@ -609,32 +572,32 @@ static void check_others_through_image(void)
 	memset(buf, 0, sizeof(buf));
 	ssize_t n = vdso_getrandom(buf, sizeof(buf), 0);
 	if (names.getrandom) {
-		check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.getrandom),
+		ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.getrandom),
 		      "image: getrandom served by %s: %s", names.getrandom, path_text(&p));
 		int all_a5 = 1;
 		for (size_t i = 0; i < sizeof(buf); i++)
 			all_a5 &= buf[i] == 0xA5;
-		if (!check(n == (ssize_t)sizeof(buf) && all_a5,
+		if (!ok(n == (ssize_t)sizeof(buf) && all_a5,
 			   "image: getrandom returns the fake's 0xA5 bytes (got %zd)", n))
 			diag("first bytes %02x %02x %02x %02x", buf[0], buf[1], buf[2], buf[3]);
 	} else {
-		check(p.route == VDSO_ROUTE_SYSCALL && n == (ssize_t)sizeof(buf),
+		ok(p.route == VDSO_ROUTE_SYSCALL && n == (ssize_t)sizeof(buf),
 		      "image: getrandom by syscall: %s (got %zd)", path_text(&p), n);
 	}
 
 	vdso_path_of(VDSO_FN_THREAD_POINTER, 0, &p);
 	void *tp = vdso_thread_pointer();
 	if (names.thread_area) {
-		check(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.thread_area) &&
+		ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.thread_area) &&
 			      str_eq(p.version, names.node),
 		      "image: thread pointer served by %s@%s: %s", names.thread_area, names.node,
 		      path_text(&p));
-		check(tp == (void *)0x7ead0000, "image: thread pointer is the fake's 0x7ead0000 (got %p)",
+		ok(tp == (void *)0x7ead0000, "image: thread pointer is the fake's 0x7ead0000 (got %p)",
 		      tp);
-		check(vdso_thread_pointer_via(VDSO_VIA_SYSCALL) == expected_thread_pointer(),
+		ok(vdso_thread_pointer_via(VDSO_VIA_SYSCALL) == expected_thread_pointer(),
 		      "image: via SYSCALL, the thread pointer is get_thread_area's");
 	} else {
-		check(p.route == VDSO_ROUTE_REGISTER && tp == expected_thread_pointer(),
+		ok(p.route == VDSO_ROUTE_REGISTER && tp == expected_thread_pointer(),
 		      "image: thread pointer from the ABI register (%p): %s", tp, path_text(&p));
 	}
 }
@@ -657,15 +620,15 @@ static int run_with_image(const char *file, enum image_kind kind)
 	}
 
 	printf("# image %s mapped at %p\n", file, base);
-	if (!check(vdso_use_image(base, (size_t)st.st_size) == 0,
+	if (!ok(vdso_use_image(base, (size_t)st.st_size) == 0,
 		   "image: vdso_use_image before any other call"))
-		return finish();
+		return done_testing();
 	int r = vdso_init();
-	if (!check(r == 0, "image: vdso_init() accepts it (%d)", r))
-		return finish();
-	check(vdso_process_image() != NULL && vdso_process_image()->data == base,
+	if (!ok(r == 0, "image: vdso_init() accepts it (%d)", r))
+		return done_testing();
+	ok(vdso_process_image() != NULL && vdso_process_image()->data == base,
 	      "image: it is the process image");
-	check(vdso_use_image(NULL, 0) == -EBUSY, "image: vdso_use_image after init is -EBUSY");
+	ok(vdso_use_image(NULL, 0) == -EBUSY, "image: vdso_use_image after init is -EBUSY");
 	pin_to_current_cpu();
 
 	check_image_paths(kind);
@@ -677,14 +640,14 @@ static int run_with_image(const char *file, enum image_kind kind)
 				check_getres_through_image(c);
 			struct vdso_timespec res;
 			r = vdso_clock_getres(CLOCK_INVALID_ID, &res);
-			check(r == -EINVAL, "image: clock_getres(%d) is -EINVAL (got %d)", CLOCK_INVALID_ID, r);
+			ok(r == -EINVAL, "image: clock_getres(%d) is -EINVAL (got %d)", CLOCK_INVALID_ID, r);
 		} else {
 			for (clockid_t c = 0; c < CLOCK_COUNT; c++)
 				check_getres_against_syscall(c, "image, no getres entry");
 		}
 		check_others_through_image();
 	}
-	return finish();
+	return done_testing();
 }
 
 int main(int argc, char **argv)

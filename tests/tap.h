@@ -9,7 +9,7 @@
 
 static int tap_count, tap_failed;
 
-__attribute__((format(printf, 2, 3))) static int ok(int cond, const char *fmt, ...)
+__attribute__((format(printf, 2, 3), unused)) static int ok(int cond, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -23,7 +23,7 @@ __attribute__((format(printf, 2, 3))) static int ok(int cond, const char *fmt, .
 	return cond;
 }
 
-__attribute__((format(printf, 1, 2))) static void skip(const char *fmt, ...)
+__attribute__((format(printf, 1, 2), unused)) static void skip(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -34,7 +34,7 @@ __attribute__((format(printf, 1, 2))) static void skip(const char *fmt, ...)
 	fflush(stdout);
 }
 
-__attribute__((format(printf, 1, 2))) static void diag(const char *fmt, ...)
+__attribute__((format(printf, 1, 2), unused)) static void diag(const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -45,7 +45,7 @@ __attribute__((format(printf, 1, 2))) static void diag(const char *fmt, ...)
 	fflush(stdout);
 }
 
-static int done_testing(void)
+__attribute__((unused)) static int done_testing(void)
 {
 	printf("1..%d\n", tap_count);
 	return tap_failed ? 1 : 0;
