@@ -20,7 +20,7 @@ MANDIR   ?= $(PREFIX)/share/man
 DESTDIR  ?=
 
 SOVERSION := 0
-VERSION   := 0.1.0
+VERSION   := 0.2.0
 
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

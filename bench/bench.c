@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * The library's benchmark program (`make bench`): what vdso_clock_gettime
+ * The library's benchmark program (`make bench`): what vdsokit_clock_gettime
  * costs next to its references, measured side by side in one run:
  *   raw   the resolved vDSO pointer called directly (the floor for any library)
- *   kit   vdso_clock_gettime
+ *   kit   vdsokit_clock_gettime
  *   libc  the libc's clock_gettime
  *   sys   the raw syscall
  * and the cost of the first call (locate + parse + resolve everything) in
@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "vdsokit.h"
-#include "internal.h" /* vdso_resolve(), to time the first-call work alone */
+#include "internal.h" /* vdsokit_resolve(), to time the first-call work alone */
 
 #define ROUNDS 41
 #define BATCH_TARGET_NS 100000.0
@@ -52,10 +52,10 @@ static void run_raw(long n)
 
 static void run_kit(long n)
 {
-	struct vdso_timespec ts;
+	struct vdsokit_timespec ts;
 	clockid_t c = bench_clock;
 	for (long i = 0; i < n; i++)
-		vdso_clock_gettime(c, &ts);
+		vdsokit_clock_gettime(c, &ts);
 }
 
 static void run_libc(long n)
@@ -68,10 +68,10 @@ static void run_libc(long n)
 
 static void run_sys(long n)
 {
-	struct vdso_timespec ts;
+	struct vdsokit_timespec ts;
 	clockid_t c = bench_clock;
 	for (long i = 0; i < n; i++)
-		vdso_clock_gettime_via(VDSO_VIA_SYSCALL, c, &ts);
+		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &ts);
 }
 
 struct variant {
@@ -136,11 +136,11 @@ static double first_call_ns(int children)
 			break;
 		pid_t pid = fork();
 		if (pid == 0) {
-			struct vdso_timespec ts;
+			struct vdsokit_timespec ts;
 			struct timespec a, b, c;
 			clock_gettime(CLOCK_MONOTONIC, &a);
 			clock_gettime(CLOCK_MONOTONIC, &b);
-			vdso_clock_gettime(CLOCK_MONOTONIC, &ts);
+			vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts);
 			clock_gettime(CLOCK_MONOTONIC, &c);
 			double clock_cost = (b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec);
 			double d = (c.tv_sec - b.tv_sec) * 1e9 + (c.tv_nsec - b.tv_nsec) - clock_cost;
@@ -163,12 +163,12 @@ static double first_call_ns(int children)
 /* The first call's work (locate, parse, resolve, choose) with warm caches and no page faults. */
 static double resolve_ns(void)
 {
-	static struct vdso_state s;
+	static struct vdsokit_state s;
 	double best = 1e18;
 	for (int r = 0; r < 31; r++) {
 		double t0 = now_ns();
 		for (int i = 0; i < 100; i++)
-			vdso_resolve(&s);
+			vdsokit_resolve(&s);
 		double t = (now_ns() - t0) / 100;
 		if (t < best)
 			best = t;
@@ -193,8 +193,8 @@ int main(void)
 	CPU_SET(sched_getcpu() >= 0 ? sched_getcpu() : 0, &one);
 	int pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
 
-	struct vdso_path path;
-	vdso_path_of(VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &path);
+	struct vdsokit_path path;
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &path);
 	raw_gettime = (clock_fn)(uintptr_t)path.address;
 #if defined(__powerpc__) || !(defined(__LP64__) || defined(__x86_64__))
 	/* powerpc needs the CR0.SO sequence and 32-bit arches may hold a time32 entry. */
@@ -202,7 +202,7 @@ int main(void)
 #endif
 
 	printf("libvdsokit %s bench, %s, %s, %d rounds of ~%.0f us batches, median ns/call%s\n",
-	       VDSOKIT_VERSION_STRING, vdso_arch_name(),
+	       VDSOKIT_VERSION_STRING, vdsokit_arch_name(),
 	       path.symbol ? path.symbol : "no vDSO clock_gettime", ROUNDS, BATCH_TARGET_NS / 1000,
 	       pinned ? ", pinned to one CPU" : "");
 	printf("\n%-17s %8s %8s %8s %8s   %10s %10s %9s\n", "clock", "raw", "kit", "libc", "syscall",
@@ -215,8 +215,8 @@ int main(void)
 			{ .name = "sys", .run = run_sys },
 		};
 		bench_clock = clocks[c].id;
-		struct vdso_timespec probe;
-		int have_raw = raw_gettime && vdso_clock_gettime_via(VDSO_VIA_VDSO, clocks[c].id, &probe) == 0;
+		struct vdsokit_timespec probe;
+		int have_raw = raw_gettime && vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, clocks[c].id, &probe) == 0;
 		struct variant *vs = have_raw ? v : v + 1;
 		measure(vs, have_raw ? 4 : 3);
 		if (have_raw)

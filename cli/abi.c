@@ -26,8 +26,8 @@
 enum path { PATH_SYSCALL, PATH_VDSO, PATH_LIBRARY, PATH_COUNT };
 
 static const char *const path_keys[PATH_COUNT] = { "syscall", "vdso", "library" };
-static const enum vdso_via path_via[PATH_COUNT] = {
-	VDSO_VIA_SYSCALL, VDSO_VIA_VDSO, VDSO_VIA_AUTO,
+static const enum vdsokit_via path_via[PATH_COUNT] = {
+	VDSOKIT_VIA_SYSCALL, VDSOKIT_VIA_VDSO, VDSOKIT_VIA_AUTO,
 };
 
 enum outcome_kind {
@@ -144,22 +144,22 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 }
 
 /* Whether the vDSO has the function at all: a valid call says -ENOSYS if not. */
-static void probe_vdso(bool present[VDSO_FN_COUNT])
+static void probe_vdso(bool present[VDSOKIT_FN_COUNT])
 {
-	struct vdso_timespec ts;
-	struct vdso_timeval tv;
+	struct vdsokit_timespec ts;
+	struct vdsokit_timeval tv;
 	int64_t t;
 	unsigned cpu, node;
 	unsigned char buf[16];
-	present[VDSO_FN_CLOCK_GETTIME] =
-		vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_MONOTONIC, &ts) != -ENOSYS;
-	present[VDSO_FN_CLOCK_GETRES] =
-		vdso_clock_getres_via(VDSO_VIA_VDSO, CLOCK_MONOTONIC, &ts) != -ENOSYS;
-	present[VDSO_FN_GETTIMEOFDAY] = vdso_gettimeofday_via(VDSO_VIA_VDSO, &tv, NULL) != -ENOSYS;
-	present[VDSO_FN_TIME] = vdso_time_via(VDSO_VIA_VDSO, &t) != -ENOSYS;
-	present[VDSO_FN_GETCPU] = vdso_getcpu_via(VDSO_VIA_VDSO, &cpu, &node) != -ENOSYS;
-	present[VDSO_FN_GETRANDOM] = vdso_getrandom_via(VDSO_VIA_VDSO, buf, sizeof(buf), 0) != -ENOSYS;
-	present[VDSO_FN_THREAD_POINTER] = false;
+	present[VDSOKIT_FN_CLOCK_GETTIME] =
+		vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, CLOCK_MONOTONIC, &ts) != -ENOSYS;
+	present[VDSOKIT_FN_CLOCK_GETRES] =
+		vdsokit_clock_getres_via(VDSOKIT_VIA_VDSO, CLOCK_MONOTONIC, &ts) != -ENOSYS;
+	present[VDSOKIT_FN_GETTIMEOFDAY] = vdsokit_gettimeofday_via(VDSOKIT_VIA_VDSO, &tv, NULL) != -ENOSYS;
+	present[VDSOKIT_FN_TIME] = vdsokit_time_via(VDSOKIT_VIA_VDSO, &t) != -ENOSYS;
+	present[VDSOKIT_FN_GETCPU] = vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, &node) != -ENOSYS;
+	present[VDSOKIT_FN_GETRANDOM] = vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, sizeof(buf), 0) != -ENOSYS;
+	present[VDSOKIT_FN_THREAD_POINTER] = false;
 }
 
 /* A child that sleeps until killed: the "other process" of the CPU-clock cases. */
@@ -224,7 +224,7 @@ static void print_usage(FILE *out)
 
 struct finding {
 	enum path path;
-	enum vdso_func fn;
+	enum vdsokit_func fn;
 	char syscall[24], other[24];
 	char arguments[512];
 	unsigned count;
@@ -279,7 +279,7 @@ static void print_text(const struct abi_case *cases, const struct case_result *r
 	struct host_facts h;
 	host_facts_read(&h);
 	printf("vdsokit abi: Linux %s %s, library %s, vDSO %s; %u cases, each call in its own "
-	       "child process\n\n", h.kernel_release, h.machine, vdso_arch_name(),
+	       "child process\n\n", h.kernel_release, h.machine, vdsokit_arch_name(),
 	       h.auxv_sysinfo_ehdr ? "mapped" : "not mapped", count);
 
 	struct table t;
@@ -361,7 +361,7 @@ static void print_json(const struct abi_case *cases, const struct case_result *r
 		json_kv_string(&w, "category", c->category);
 		json_kv_string(&w, "argument", c->argument);
 		json_kv_string(&w, "call", c->call);
-		if (c->fn == VDSO_FN_CLOCK_GETTIME || c->fn == VDSO_FN_CLOCK_GETRES)
+		if (c->fn == VDSOKIT_FN_CLOCK_GETTIME || c->fn == VDSOKIT_FN_CLOCK_GETRES)
 			json_kv_int(&w, "clock", c->clock);
 		json_kv_string(&w, "pointer", abi_pointer_name(c->pointer));
 		for (unsigned p = 0; p < PATH_COUNT; p++)
@@ -444,11 +444,11 @@ int cmd_abi(int argc, char **argv)
 	 * library's getrandom state) made in a child could land on the page
 	 * the cases call unmapped.
 	 */
-	int init_result = vdso_init();
-	bool present[VDSO_FN_COUNT];
+	int init_result = vdsokit_init();
+	bool present[VDSOKIT_FN_COUNT];
 	probe_vdso(present);
 	unsigned char first_use[16];
-	vdso_getrandom(first_use, sizeof(first_use), 0);
+	vdsokit_getrandom(first_use, sizeof(first_use), 0);
 	struct child_slot *slot = mmap(NULL, sizeof(*slot), PROT_READ | PROT_WRITE,
 				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (slot == MAP_FAILED)

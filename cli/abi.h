@@ -55,7 +55,7 @@ enum abi_clock_owner {
 };
 
 struct abi_case {
-	enum vdso_func fn;
+	enum vdsokit_func fn;
 	long clock;                 /* clock_gettime / clock_getres            */
 	enum abi_clock_owner owner; /* computed in the child: its own pid/tid  */
 	enum abi_pointer pointer;   /* what the bad (or only) pointer is       */
@@ -71,10 +71,10 @@ struct abi_case {
 unsigned abi_cases_build(struct abi_case *cases, unsigned max, const struct abi_processes *procs);
 
 /*
- * Makes the call of case c through one path (VDSO_VIA_AUTO: the library's
+ * Makes the call of case c through one path (VDSOKIT_VIA_AUTO: the library's
  * own choice).  Returns what it returned: 0 / a value / a negative errno.
  * Run it in a child: it may well crash.
  */
-long abi_case_call(const struct abi_case *c, enum vdso_via via, const struct abi_memory *m);
+long abi_case_call(const struct abi_case *c, enum vdsokit_via via, const struct abi_memory *m);
 
 #endif /* VDSOKIT_CLI_ABI_H */

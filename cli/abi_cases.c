@@ -146,7 +146,7 @@ static long bare_gettimeofday_syscall(void *tv, void *tz, bool *done)
 #endif
 }
 
-long abi_case_call(const struct abi_case *c, enum vdso_via via, const struct abi_memory *m)
+long abi_case_call(const struct abi_case *c, enum vdsokit_via via, const struct abi_memory *m)
 {
 	clockid_t clock = (clockid_t)c->clock;
 	void *first, *second;
@@ -158,37 +158,37 @@ long abi_case_call(const struct abi_case *c, enum vdso_via via, const struct abi
 	else if (c->owner == ABI_CLOCK_OWN_THREAD)
 		clock = cpu_clock_id(gettid(), true, CPUCLOCK_KIND_SCHED);
 	switch (c->fn) {
-	case VDSO_FN_CLOCK_GETTIME:
+	case VDSOKIT_FN_CLOCK_GETTIME:
 		first = pointer_for(c->pointer, 0, m);
-		return vdso_clock_gettime_via(via, clock, first);
-	case VDSO_FN_CLOCK_GETRES:
+		return vdsokit_clock_gettime_via(via, clock, first);
+	case VDSOKIT_FN_CLOCK_GETRES:
 		first = pointer_for(c->pointer, 0, m);
-		return vdso_clock_getres_via(via, clock, first);
-	case VDSO_FN_GETTIMEOFDAY:
+		return vdsokit_clock_getres_via(via, clock, first);
+	case VDSOKIT_FN_GETTIMEOFDAY:
 		/* tv is 16 bytes, struct timezone two ints. */
 		first = pointer_for(c->bad_argument == 0 ? c->pointer : ABI_PTR_VALID, 0, m);
 		second = c->bad_argument == 1 ? pointer_for(c->pointer, 1, m) : NULL;
-		if (via == VDSO_VIA_SYSCALL) {
+		if (via == VDSOKIT_VIA_SYSCALL) {
 			v = bare_gettimeofday_syscall(first, second, &done);
 			if (done)
 				return v;
 		}
-		return vdso_gettimeofday_via(via, first, second);
-	case VDSO_FN_TIME:
+		return vdsokit_gettimeofday_via(via, first, second);
+	case VDSOKIT_FN_TIME:
 		first = pointer_for(c->pointer, 0, m);
-		if (via == VDSO_VIA_SYSCALL) {
+		if (via == VDSOKIT_VIA_SYSCALL) {
 			v = bare_time_syscall(first, &done);
 			if (done)
 				return v;
 		}
-		return vdso_time_via(via, first);
-	case VDSO_FN_GETCPU:
+		return vdsokit_time_via(via, first);
+	case VDSOKIT_FN_GETCPU:
 		first = pointer_for(c->bad_argument == 0 ? c->pointer : ABI_PTR_VALID, 0, m);
 		second = pointer_for(c->bad_argument == 1 ? c->pointer : ABI_PTR_VALID, 1, m);
-		return vdso_getcpu_via(via, first, second);
-	case VDSO_FN_GETRANDOM:
+		return vdsokit_getcpu_via(via, first, second);
+	case VDSOKIT_FN_GETRANDOM:
 		first = pointer_for(c->pointer, 0, m);
-		return vdso_getrandom_via(via, first, c->length, c->flags);
+		return vdsokit_getrandom_via(via, first, c->length, c->flags);
 	default:
 		return -ENOSYS;
 	}
@@ -203,7 +203,7 @@ struct builder {
 	unsigned count, max;
 };
 
-static struct abi_case *add(struct builder *b, enum vdso_func fn, const char *category)
+static struct abi_case *add(struct builder *b, enum vdsokit_func fn, const char *category)
 {
 	static struct abi_case overflow;
 	struct abi_case *c = b->count < b->max ? &b->cases[b->count++] : &overflow;
@@ -229,7 +229,7 @@ static const enum abi_pointer bad_kinds[] = {
 };
 #define BAD_KIND_COUNT (sizeof(bad_kinds) / sizeof(bad_kinds[0]))
 
-static void clock_pointer_cases(struct builder *b, enum vdso_func fn, const char *param)
+static void clock_pointer_cases(struct builder *b, enum vdsokit_func fn, const char *param)
 {
 	for (unsigned k = 0; k < BAD_KIND_COUNT; k++) {
 		struct abi_case *c = add(b, fn, "pointer");
@@ -245,7 +245,7 @@ static void clock_pointer_cases(struct builder *b, enum vdso_func fn, const char
  * A case about the clock id.  why: what the id means, for the report
  * ("of another process (pid 42)"); label: the id as the call shows it.
  */
-static struct abi_case *clock_id_case(struct builder *b, enum vdso_func fn, const char *category,
+static struct abi_case *clock_id_case(struct builder *b, enum vdsokit_func fn, const char *category,
 				      long clock, const char *why, const char *label,
 				      enum abi_pointer pointer)
 {
@@ -264,7 +264,7 @@ static struct abi_case *clock_id_case(struct builder *b, enum vdso_func fn, cons
 			 abi_pointer_name(pointer));
 	snprintf(c->call, sizeof(c->call), "%s(%s, %s)", cli_func_name(fn), text,
 		 pointer != ABI_PTR_VALID ? abi_pointer_name(pointer) :
-		 fn == VDSO_FN_CLOCK_GETRES ? "&res" : "&ts");
+		 fn == VDSOKIT_FN_CLOCK_GETRES ? "&res" : "&ts");
 	return c;
 }
 
@@ -272,7 +272,7 @@ static struct abi_case *clock_id_case(struct builder *b, enum vdso_func fn, cons
  * Functions with two pointer arguments: each gets every bad kind in turn,
  * the other being `other_when_first_bad` (gettimeofday: NULL) or valid.
  */
-static void two_pointer_cases(struct builder *b, enum vdso_func fn, const char *first,
+static void two_pointer_cases(struct builder *b, enum vdsokit_func fn, const char *first,
 			      const char *second, const char *other_when_first_bad)
 {
 	for (unsigned which = 0; which < 2; which++) {
@@ -299,18 +299,18 @@ unsigned abi_cases_build(struct abi_case *cases, unsigned max, const struct abi_
 	struct abi_case *c;
 
 	/* Bad pointers, every pointer argument of every function. */
-	clock_pointer_cases(&b, VDSO_FN_CLOCK_GETTIME, "ts");
-	clock_pointer_cases(&b, VDSO_FN_CLOCK_GETRES, "res");
-	two_pointer_cases(&b, VDSO_FN_GETTIMEOFDAY, "tv", "tz", "NULL");
+	clock_pointer_cases(&b, VDSOKIT_FN_CLOCK_GETTIME, "ts");
+	clock_pointer_cases(&b, VDSOKIT_FN_CLOCK_GETRES, "res");
+	two_pointer_cases(&b, VDSOKIT_FN_GETTIMEOFDAY, "tv", "tz", "NULL");
 	for (unsigned k = 0; k < BAD_KIND_COUNT; k++) {
-		c = add(&b, VDSO_FN_TIME, "pointer");
+		c = add(&b, VDSOKIT_FN_TIME, "pointer");
 		c->pointer = bad_kinds[k];
 		snprintf(c->argument, sizeof(c->argument), "t: %s", abi_pointer_name(c->pointer));
 		snprintf(c->call, sizeof(c->call), "time(%s t)", abi_pointer_name(c->pointer));
 	}
-	two_pointer_cases(&b, VDSO_FN_GETCPU, "cpu", "node", "&node");
+	two_pointer_cases(&b, VDSOKIT_FN_GETCPU, "cpu", "node", "&node");
 	for (unsigned k = 0; k < BAD_KIND_COUNT; k++) {
-		c = add(&b, VDSO_FN_GETRANDOM, "pointer");
+		c = add(&b, VDSOKIT_FN_GETRANDOM, "pointer");
 		c->pointer = bad_kinds[k];
 		c->length = 16;
 		snprintf(c->argument, sizeof(c->argument), "buf: %s", abi_pointer_name(c->pointer));
@@ -318,12 +318,12 @@ unsigned abi_cases_build(struct abi_case *cases, unsigned max, const struct abi_
 			 abi_pointer_name(c->pointer));
 	}
 	/* getrandom's other arguments. */
-	c = add(&b, VDSO_FN_GETRANDOM, "flags");
+	c = add(&b, VDSOKIT_FN_GETRANDOM, "flags");
 	c->length = 16;
 	c->flags = 0x100;
 	snprintf(c->argument, sizeof(c->argument), "flags: unknown bit 0x100");
 	snprintf(c->call, sizeof(c->call), "getrandom(&buf, 16, 0x100)");
-	c = add(&b, VDSO_FN_GETRANDOM, "length");
+	c = add(&b, VDSOKIT_FN_GETRANDOM, "length");
 	c->length = 0;
 	snprintf(c->argument, sizeof(c->argument), "length 0");
 	snprintf(c->call, sizeof(c->call), "getrandom(&buf, 0, 0)");
@@ -338,23 +338,23 @@ unsigned abi_cases_build(struct abi_case *cases, unsigned max, const struct abi_
 		{ INT_MIN, NULL }, { INT_MAX, NULL },
 	};
 	for (unsigned i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++)
-		clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "clock id", invalid[i].id, invalid[i].why,
+		clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "clock id", invalid[i].id, invalid[i].why,
 			      NULL, ABI_PTR_VALID);
 	for (unsigned i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++)
-		clock_id_case(&b, VDSO_FN_CLOCK_GETRES, "clock id", invalid[i].id, invalid[i].why,
+		clock_id_case(&b, VDSOKIT_FN_CLOCK_GETRES, "clock id", invalid[i].id, invalid[i].why,
 			      NULL, ABI_PTR_VALID);
-	clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "clock id", 12, NULL, NULL, ABI_PTR_NULL);
-	clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "clock id", CLOCK_PROCESS_CPUTIME_ID, NULL, NULL,
+	clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "clock id", 12, NULL, NULL, ABI_PTR_NULL);
+	clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "clock id", CLOCK_PROCESS_CPUTIME_ID, NULL, NULL,
 		      ABI_PTR_NULL);
-	clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "clock id", CLOCK_REALTIME_COARSE, NULL, NULL,
+	clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "clock id", CLOCK_REALTIME_COARSE, NULL, NULL,
 		      ABI_PTR_NULL);
 
 	/* CPU-time clocks by pid, in the kernel's encoding. */
 	char why[64], label[64];
-	c = clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "CPU-time clock", 0, "of the calling process",
+	c = clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "CPU-time clock", 0, "of the calling process",
 			  "cpuclock(own pid, SCHED)", ABI_PTR_VALID);
 	c->owner = ABI_CLOCK_OWN_PROCESS;
-	c = clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "CPU-time clock", 0, "of the calling thread",
+	c = clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "CPU-time clock", 0, "of the calling thread",
 			  "cpuclock(own tid, thread, SCHED)", ABI_PTR_VALID);
 	c->owner = ABI_CLOCK_OWN_THREAD;
 	if (procs->other) {
@@ -366,40 +366,40 @@ unsigned abi_cases_build(struct abi_case *cases, unsigned max, const struct abi_
 			snprintf(why, sizeof(why), "%s of another process", kinds[i].name);
 			snprintf(label, sizeof(label), "cpuclock(pid %d, %s)", (int)procs->other,
 				 kinds[i].name);
-			clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "CPU-time clock",
+			clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "CPU-time clock",
 				      cpu_clock_id(procs->other, false, kinds[i].kind), why, label,
 				      ABI_PTR_VALID);
 		}
 		snprintf(label, sizeof(label), "cpuclock(tid %d, thread, SCHED)", (int)procs->other);
-		clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "CPU-time clock",
+		clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "CPU-time clock",
 			      cpu_clock_id(procs->other, true, CPUCLOCK_KIND_SCHED),
 			      "of another process's thread", label, ABI_PTR_VALID);
 		snprintf(label, sizeof(label), "cpuclock(pid %d, SCHED)", (int)procs->other);
-		clock_id_case(&b, VDSO_FN_CLOCK_GETRES, "CPU-time clock",
+		clock_id_case(&b, VDSOKIT_FN_CLOCK_GETRES, "CPU-time clock",
 			      cpu_clock_id(procs->other, false, CPUCLOCK_KIND_SCHED),
 			      "of another process", label, ABI_PTR_VALID);
-		clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "CPU-time clock",
+		clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "CPU-time clock",
 			      cpu_clock_id(procs->other, false, CPUCLOCK_KIND_SCHED),
 			      "of another process", label, ABI_PTR_NULL);
 	}
-	clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "CPU-time clock",
+	clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "CPU-time clock",
 		      cpu_clock_id(1, false, CPUCLOCK_KIND_SCHED), "of pid 1",
 		      "cpuclock(pid 1, SCHED)", ABI_PTR_VALID);
 	if (procs->gone) {
 		snprintf(label, sizeof(label), "cpuclock(pid %d, SCHED)", (int)procs->gone);
-		clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "CPU-time clock",
+		clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "CPU-time clock",
 			      cpu_clock_id(procs->gone, false, CPUCLOCK_KIND_SCHED),
 			      "of a nonexistent process", label, ABI_PTR_VALID);
-		clock_id_case(&b, VDSO_FN_CLOCK_GETRES, "CPU-time clock",
+		clock_id_case(&b, VDSOKIT_FN_CLOCK_GETRES, "CPU-time clock",
 			      cpu_clock_id(procs->gone, false, CPUCLOCK_KIND_SCHED),
 			      "of a nonexistent process", label, ABI_PTR_VALID);
 		snprintf(label, sizeof(label), "cpuclock(tid %d, thread, SCHED)", (int)procs->gone);
-		clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "CPU-time clock",
+		clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "CPU-time clock",
 			      cpu_clock_id(procs->gone, true, CPUCLOCK_KIND_SCHED),
 			      "of a nonexistent thread", label, ABI_PTR_VALID);
 	}
 	/* Kind 3 is not a CPU clock but the encoding of a posix-clock fd (fd 0 here). */
-	clock_id_case(&b, VDSO_FN_CLOCK_GETTIME, "CPU-time clock",
+	clock_id_case(&b, VDSOKIT_FN_CLOCK_GETTIME, "CPU-time clock",
 		      cpu_clock_id(0, false, (enum cpu_clock_kind)3), "fd 0 as a posix clock",
 		      "fdclock(fd 0)", ABI_PTR_VALID);
 	return b.count;

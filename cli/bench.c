@@ -59,7 +59,7 @@ static const long getrandom_lengths[] = { 16, 256, 4096 };
 
 struct bench_row {
 	struct bench_case c;
-	struct vdso_path route;
+	struct vdsokit_path route;
 	bool route_known;
 	struct bench_result r[BENCH_PATH_COUNT];
 	struct latency_result latency[BENCH_PATH_COUNT];
@@ -98,7 +98,7 @@ static const char *route_label(const struct bench_row *row)
 {
 	if (!row->route_known)
 		return "?";
-	return vdso_route_name(row->route.route);
+	return vdsokit_route_name(row->route.route);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -111,19 +111,19 @@ struct bench_options {
 	double budget_s;
 	long cpu;
 	bool cpu_given;
-	bool functions[VDSO_FN_COUNT];
+	bool functions[VDSOKIT_FN_COUNT];
 	long clocks[32];
 	unsigned clock_count;
 };
 
-static bool parse_functions(const char *list, bool functions[VDSO_FN_COUNT])
+static bool parse_functions(const char *list, bool functions[VDSOKIT_FN_COUNT])
 {
 	char *copy = strdup(list), *save = NULL;
 	bool ok = copy != NULL;
-	memset(functions, 0, VDSO_FN_COUNT * sizeof(bool));
+	memset(functions, 0, VDSOKIT_FN_COUNT * sizeof(bool));
 	for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; tok && ok;
 	     tok = strtok_r(NULL, ",", &save)) {
-		enum vdso_func fn;
+		enum vdsokit_func fn;
 		if (!cli_func_parse(tok, &fn)) {
 			cli_usage_error("bench", "--functions: unknown function '%s'", tok);
 			ok = false;
@@ -181,7 +181,7 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 	memset(o, 0, sizeof(*o));
 	o->budget_s = DEFAULT_BUDGET_S;
 	o->cpu = -1;
-	for (unsigned f = 0; f < VDSO_FN_COUNT; f++)
+	for (unsigned f = 0; f < VDSOKIT_FN_COUNT; f++)
 		o->functions[f] = true;
 	for (long clock = 0; clock < 12; clock++)
 		o->clocks[o->clock_count++] = clock;
@@ -230,22 +230,22 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 /* Measuring                                                               */
 /* ---------------------------------------------------------------------- */
 
-static void add_row(struct bench_run *run, enum vdso_func fn, long arg)
+static void add_row(struct bench_run *run, enum vdsokit_func fn, long arg)
 {
 	if (run->row_count == MAX_CASES)
 		return;
 	struct bench_row *row = &run->rows[run->row_count++];
 	memset(row, 0, sizeof(*row));
 	bench_case_init(&row->c, fn, arg);
-	row->route_known = vdso_path_of(fn, (clockid_t)arg, &row->route) == 0;
+	row->route_known = vdsokit_path_of(fn, (clockid_t)arg, &row->route) == 0;
 }
 
 static void build_rows(struct bench_run *run, const struct bench_options *o)
 {
-	static const enum vdso_func clock_functions[] = { VDSO_FN_CLOCK_GETTIME,
-							   VDSO_FN_CLOCK_GETRES };
-	static const enum vdso_func plain_functions[] = { VDSO_FN_GETTIMEOFDAY, VDSO_FN_TIME,
-							   VDSO_FN_GETCPU, VDSO_FN_THREAD_POINTER };
+	static const enum vdsokit_func clock_functions[] = { VDSOKIT_FN_CLOCK_GETTIME,
+							   VDSOKIT_FN_CLOCK_GETRES };
+	static const enum vdsokit_func plain_functions[] = { VDSOKIT_FN_GETTIMEOFDAY, VDSOKIT_FN_TIME,
+							   VDSOKIT_FN_GETCPU, VDSOKIT_FN_THREAD_POINTER };
 	for (unsigned f = 0; f < 2; f++)
 		if (o->functions[clock_functions[f]])
 			for (unsigned k = 0; k < o->clock_count; k++)
@@ -253,9 +253,9 @@ static void build_rows(struct bench_run *run, const struct bench_options *o)
 	for (unsigned f = 0; f < 4; f++)
 		if (o->functions[plain_functions[f]])
 			add_row(run, plain_functions[f], 0);
-	if (o->functions[VDSO_FN_GETRANDOM])
+	if (o->functions[VDSOKIT_FN_GETRANDOM])
 		for (unsigned i = 0; i < sizeof(getrandom_lengths) / sizeof(getrandom_lengths[0]); i++)
-			add_row(run, VDSO_FN_GETRANDOM, getrandom_lengths[i]);
+			add_row(run, VDSOKIT_FN_GETRANDOM, getrandom_lengths[i]);
 }
 
 /*
@@ -270,7 +270,7 @@ static void run_crosschecks(struct bench_run *run)
 {
 	for (unsigned i = 0; i < run->row_count; i++) {
 		const struct bench_row *row = &run->rows[i];
-		if (row->c.func != VDSO_FN_CLOCK_GETTIME || row->c.arg != CLOCK_MONOTONIC)
+		if (row->c.func != VDSOKIT_FN_CLOCK_GETTIME || row->c.arg != CLOCK_MONOTONIC)
 			continue;
 		static const enum bench_path paths[] = { BENCH_LIBRARY, BENCH_SYSCALL };
 		for (unsigned p = 0; p < 2; p++) {
@@ -296,7 +296,7 @@ static void run_crosschecks(struct bench_run *run)
 static int measure(struct bench_run *run, const struct bench_options *o)
 {
 	double start = bench_now_ns();
-	run->init_result = vdso_init();
+	run->init_result = vdsokit_init();
 	host_facts_read(&run->host);
 	run->budget_s = o->budget_s;
 
@@ -559,8 +559,8 @@ static void print_json(FILE *out, const struct bench_run *run)
 	json_array_begin(&w);
 	for (unsigned i = 0; i < run->row_count; i++) {
 		const struct bench_row *row = &run->rows[i];
-		bool has_clock = row->c.func == VDSO_FN_CLOCK_GETTIME ||
-				 row->c.func == VDSO_FN_CLOCK_GETRES;
+		bool has_clock = row->c.func == VDSOKIT_FN_CLOCK_GETTIME ||
+				 row->c.func == VDSOKIT_FN_CLOCK_GETRES;
 		json_object_begin(&w);
 		json_kv_string(&w, "label", row->c.label);
 		json_kv_string(&w, "function", cli_func_name(row->c.func));
@@ -568,11 +568,11 @@ static void print_json(FILE *out, const struct bench_run *run)
 			json_kv_int(&w, "clock", row->c.arg);
 			json_kv_string(&w, "clock_name", clock_id_name(clock, sizeof(clock), row->c.arg));
 		}
-		if (row->c.func == VDSO_FN_GETRANDOM)
+		if (row->c.func == VDSOKIT_FN_GETRANDOM)
 			json_kv_int(&w, "length", row->c.arg);
 		if (row->route_known) {
-			json_kv_string(&w, "route", vdso_route_name(row->route.route));
-			json_kv_string(&w, "reason", vdso_reason_text(row->route.reason));
+			json_kv_string(&w, "route", vdsokit_route_name(row->route.route));
+			json_kv_string(&w, "reason", vdsokit_reason_text(row->route.reason));
 			json_kv_string(&w, "symbol", row->route.symbol);
 			json_kv_string(&w, "version", row->route.version);
 			json_kv_string(&w, "syscall", row->route.syscall);

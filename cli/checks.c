@@ -104,7 +104,7 @@ clockid_t cpu_clock_id(pid_t pid, bool per_thread, enum cpu_clock_kind kind)
 const long invalid_clock_ids[] = { -1, 12, 13, 14, 15, INT_MIN, INT_MAX };
 const unsigned invalid_clock_id_count = sizeof(invalid_clock_ids) / sizeof(invalid_clock_ids[0]);
 
-int64_t timespec_ns(const struct vdso_timespec *ts)
+int64_t timespec_ns(const struct vdsokit_timespec *ts)
 {
 	if (ts->tv_sec > INT64_MAX / 1000000000 - 1)
 		return INT64_MAX;
@@ -141,10 +141,10 @@ int use_image_file(const char *cmd, const char *path)
 	close(fd);
 	if (base == MAP_FAILED)
 		return cli_error(cmd, path, "cannot map it executable: %s", strerror(e));
-	int r = vdso_use_image(base, (size_t)st.st_size);
+	int r = vdsokit_use_image(base, (size_t)st.st_size);
 	if (r != 0)
 		return cli_error(cmd, path, "the library refused the image: %s", strerror(-r));
-	if (vdso_init() != 0)
-		return cli_error(cmd, path, "not a usable vDSO image for %s", vdso_arch_name());
+	if (vdsokit_init() != 0)
+		return cli_error(cmd, path, "not a usable vDSO image for %s", vdsokit_arch_name());
 	return 0;
 }

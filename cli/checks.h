@@ -91,7 +91,7 @@ extern const long invalid_clock_ids[];
 extern const unsigned invalid_clock_id_count;
 
 /* Nanoseconds of a timespec, saturating instead of overflowing. */
-int64_t timespec_ns(const struct vdso_timespec *ts);
+int64_t timespec_ns(const struct vdsokit_timespec *ts);
 
 /*
  * Test aid (verify/abi --image FILE): map an image file executable and hand

@@ -249,9 +249,9 @@ bool clock_id_parse(const char *text, long *clock);
  * The tool's names for the library's functions ("clock_gettime", …,
  * "thread_pointer"): stable keys of the JSON output and of --functions.
  */
-const char *cli_func_name(enum vdso_func fn);
+const char *cli_func_name(enum vdsokit_func fn);
 /* Also accepts "tp" for the thread pointer; false if unknown. */
-bool cli_func_parse(const char *text, enum vdso_func *fn);
+bool cli_func_parse(const char *text, enum vdsokit_func *fn);
 
 /* Host facts shared by report, info, bench and doctor. */
 struct host_facts {
@@ -264,7 +264,7 @@ struct host_facts {
 	unsigned long auxv_sysinfo_ehdr; /* AT_SYSINFO_EHDR, 0 if none      */
 };
 void host_facts_read(struct host_facts *h);
-/* "host": {...} for a JSON document (init_result: what vdso_init() said). */
+/* "host": {...} for a JSON document (init_result: what vdsokit_init() said). */
 void json_host(struct json_writer *w, const struct host_facts *h, int init_result);
 
 /* One line of /proc/self/maps that names a vDSO-related mapping. */
@@ -282,10 +282,10 @@ unsigned vdso_mappings_read(struct vdso_mapping *maps, unsigned max);
 
 /* The ways one function can be called, side by side. */
 enum bench_path {
-	BENCH_LIBRARY,  /* vdso_clock_gettime() …: libvdsokit's own choice    */
-	BENCH_VDSO,     /* vdso_*_via(VDSO_VIA_VDSO): the raw vDSO pointer    */
+	BENCH_LIBRARY,  /* vdsokit_clock_gettime() …: libvdsokit's own choice    */
+	BENCH_VDSO,     /* vdso_*_via(VDSOKIT_VIA_VDSO): the raw vDSO pointer    */
 	BENCH_LIBC,     /* clock_gettime(), sched_getcpu(), pthread_self() …  */
-	BENCH_SYSCALL,  /* vdso_*_via(VDSO_VIA_SYSCALL): the raw syscall      */
+	BENCH_SYSCALL,  /* vdso_*_via(VDSOKIT_VIA_SYSCALL): the raw syscall      */
 	BENCH_PATH_COUNT
 };
 
@@ -296,7 +296,7 @@ const char *bench_path_title(enum bench_path path);
 
 /* One function with one argument: a clock id, or getrandom's length. */
 struct bench_case {
-	enum vdso_func func;
+	enum vdsokit_func func;
 	long arg;
 	char label[48];            /* "clock_gettime(MONOTONIC)", "getrandom(256)" */
 };
@@ -319,7 +319,7 @@ struct bench_config {
 };
 
 /* Label and argument for func (arg: clock id, or getrandom length). */
-void bench_case_init(struct bench_case *c, enum vdso_func func, long arg);
+void bench_case_init(struct bench_case *c, enum vdsokit_func func, long arg);
 /*
  * Measures the wanted paths of `count` cases within config->seconds: all
  * calibrated first, then in rounds of one batch per case and path, so that
@@ -343,7 +343,7 @@ double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uin
 typedef void bench_loop(long arg, uint64_t n);
 /*
  * The loop of a case and path, NULL if the path does not exist here.  A
- * case whose func is VDSO_FN_COUNT is the floor (the empty indirect call).
+ * case whose func is VDSOKIT_FN_COUNT is the floor (the empty indirect call).
  */
 bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path);
 /* Pins the calling thread to cpu: 0 or a negative errno. */
@@ -359,9 +359,9 @@ double bench_now_ns(void);
  * ELF header facts, build-id, hash tables, version definitions and every
  * dynamic symbol, in readelf's words (FUNC, GLOBAL, UND, name@@VERSION).
  */
-void image_print_text(FILE *out, const struct vdso_image *img);
+void image_print_text(FILE *out, const struct vdsokit_image *img);
 /* The same as members ("elf", "build_id", "hash_tables", …) of the open object. */
-void image_print_json(struct json_writer *w, const struct vdso_image *img);
+void image_print_json(struct json_writer *w, const struct vdsokit_image *img);
 
 /* ---------------------------------------------------------------------- */
 /* Per-call latency from the CPU's cycle counter (latency.c)               */

@@ -119,7 +119,7 @@ static void check_vdso(struct report *r, const struct host_facts *host,
 			v->size = maps[i].end - maps[i].start;
 
 	if (v->mapped && v->usable) {
-		const struct vdso_image *img = vdso_process_image();
+		const struct vdsokit_image *img = vdsokit_process_image();
 		struct finding *f = finding_add(r, "vdso", SEVERITY_OK,
 			"vDSO mapped at %#lx (%zu KiB), %u dynamic symbols", v->address,
 			v->size / 1024, img ? img->symbol_count : 0);
@@ -133,12 +133,12 @@ static void check_vdso(struct report *r, const struct host_facts *host,
 		struct finding *f = finding_add(r, "bad-image", SEVERITY_SLOW,
 			"the vDSO at %#lx was rejected by the library: every call is a syscall",
 			v->address);
-		struct vdso_image img;
-		evidence(f, "vdso_init() = %s", errno_name(-init_result));
+		struct vdsokit_image img;
+		evidence(f, "vdsokit_init() = %s", errno_name(-init_result));
 		if (v->size) {
-			int e = vdso_image_parse(&img, (const void *)v->address, v->size);
+			int e = vdsokit_image_parse(&img, (const void *)v->address, v->size);
 			evidence(f, "parsing the %zu-byte [vdso] mapping: %s", v->size,
-				 e ? vdso_image_strerror(e) :
+				 e ? vdsokit_image_strerror(e) :
 				 "parses, but lacks what this architecture needs");
 		} else {
 			evidence(f, "/proc/self/maps shows no [vdso] mapping at that address");
@@ -171,7 +171,7 @@ static void check_vdso(struct report *r, const struct host_facts *host,
 		v->reason_id = "qemu-user";
 		v->reason = "running under qemu-user, which maps no vDSO for the emulated program";
 		action(f, "expected under qemu-user; to use the vDSO of %s, run on a real kernel of that "
-		       "architecture (or qemu-system)", vdso_arch_name());
+		       "architecture (or qemu-system)", vdsokit_arch_name());
 	} else if (env->cmdline_vdso[0]) {
 		v->reason_id = "cmdline";
 		v->reason = "the kernel was booted with the vDSO disabled";
@@ -182,11 +182,11 @@ static void check_vdso(struct report *r, const struct host_facts *host,
 		v->reason = "the kernel mapped a vDSO but AT_SYSINFO_EHDR did not reach the program "
 			    "(a loader, tracer or sandbox removed it)";
 		action(f, "run the program directly, without the tool that starts it");
-	} else if (arch_without_vdso(vdso_arch_name())) {
+	} else if (arch_without_vdso(vdsokit_arch_name())) {
 		v->reason_id = "arch";
 		v->reason = "mainline kernels of this architecture have no vDSO";
 		action(f, "none on this kernel: a kernel with a vDSO for %s would be needed",
-		       vdso_arch_name());
+		       vdsokit_arch_name());
 	} else {
 		v->reason_id = "unknown";
 		v->reason = "unknown: a kernel built without a vDSO for this ABI (e.g. 32-bit compat "
@@ -216,14 +216,14 @@ static void check_tools(struct report *r, const struct doctor_env *env, const st
 	}
 	if (env->qemu_user) {
 		struct finding *f = finding_add(r, "qemu-user", SEVERITY_SLOW,
-			"emulated by qemu-user (%s code, host CPU %s): no vDSO", vdso_arch_name(),
+			"emulated by qemu-user (%s code, host CPU %s): no vDSO", vdsokit_arch_name(),
 			env->cpuinfo_family[0] ? env->cpuinfo_family : "unknown");
 		for (unsigned i = 0; i < env->qemu_evidence_count; i++)
 			evidence(f, "%s", env->qemu_evidence[i]);
 		if (!h->auxv_sysinfo_ehdr)
 			evidence(f, "getauxval(AT_SYSINFO_EHDR) = 0");
 		action(f, "timings are emulated and every call is a syscall translated by qemu; run "
-		       "under qemu-system with a real kernel to see the vDSO of %s", vdso_arch_name());
+		       "under qemu-system with a real kernel to see the vDSO of %s", vdsokit_arch_name());
 	}
 	if (env->rr) {
 		struct finding *f = finding_add(r, "rr", SEVERITY_WARNING,
@@ -257,68 +257,68 @@ static void append(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const char *path_label(enum vdso_func fn, long clock, char *buf, size_t size)
+static const char *path_label(enum vdsokit_func fn, long clock, char *buf, size_t size)
 {
 	char name[32];
-	if (fn == VDSO_FN_CLOCK_GETTIME || fn == VDSO_FN_CLOCK_GETRES)
+	if (fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES)
 		snprintf(buf, size, "%s(%s)", cli_func_name(fn), clock_id_name(name, sizeof(name), clock));
 	else
 		snprintf(buf, size, "%s", cli_func_name(fn));
 	return buf;
 }
 
-/* Findings from vdso_path_of for every function (and clock). */
+/* Findings from vdsokit_path_of for every function (and clock). */
 static void check_functions(struct report *r, const struct vdso_facts *v)
 {
 	char fast[1024] = "", absent[512] = "", not_on_arch[512] = "", kernel_clocks[512] = "",
 	     time32[512] = "", untrusted[512] = "", other[512] = "";
 	char label[64];
-	struct vdso_path p;
+	struct vdsokit_path p;
 	unsigned fast_count = 0;
 
-	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
-		bool clocked = fn == VDSO_FN_CLOCK_GETTIME || fn == VDSO_FN_CLOCK_GETRES;
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		bool clocked = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
 		unsigned n = clocked ? FAST_CLOCK_COUNT : 1;
 		for (unsigned i = 0; i < n; i++) {
 			long clock = clocked ? fast_clocks[i] : 0;
-			if (vdso_path_of((enum vdso_func)fn, (clockid_t)clock, &p) != 0)
+			if (vdsokit_path_of((enum vdsokit_func)fn, (clockid_t)clock, &p) != 0)
 				continue;
-			path_label((enum vdso_func)fn, clock, label, sizeof(label));
+			path_label((enum vdsokit_func)fn, clock, label, sizeof(label));
 			switch (p.reason) {
-			case VDSO_REASON_OK:
-			case VDSO_REASON_ABI_REGISTER:
+			case VDSOKIT_REASON_OK:
+			case VDSOKIT_REASON_ABI_REGISTER:
 				fast_count++;
-				if (p.route == VDSO_ROUTE_VDSO && (!clocked || clock == CLOCK_MONOTONIC))
+				if (p.route == VDSOKIT_ROUTE_VDSO && (!clocked || clock == CLOCK_MONOTONIC))
 					append(fast, sizeof(fast), "%s%s -> %s%s%s", fast[0] ? "; " : "",
-					       clocked ? cli_func_name((enum vdso_func)fn) : label,
+					       clocked ? cli_func_name((enum vdsokit_func)fn) : label,
 					       p.symbol ? p.symbol : "?", p.version ? "@" : "",
 					       p.version ? p.version : "");
 				break;
-			case VDSO_REASON_SYMBOL_ABSENT:
+			case VDSOKIT_REASON_SYMBOL_ABSENT:
 				append(absent, sizeof(absent), "%s%s", absent[0] ? ", " : "", label);
 				break;
-			case VDSO_REASON_NOT_ON_ARCH:
+			case VDSOKIT_REASON_NOT_ON_ARCH:
 				append(not_on_arch, sizeof(not_on_arch), "%s%s", not_on_arch[0] ? ", " : "",
 				       label);
 				break;
-			case VDSO_REASON_CLOCK_IN_KERNEL:
+			case VDSOKIT_REASON_CLOCK_IN_KERNEL:
 				append(kernel_clocks, sizeof(kernel_clocks), "%s%s",
 				       kernel_clocks[0] ? ", " : "", label);
 				break;
-			case VDSO_REASON_TIME32:
+			case VDSOKIT_REASON_TIME32:
 				fast_count++;
 				append(time32, sizeof(time32), "%s%s", time32[0] ? ", " : "", label);
 				break;
-			case VDSO_REASON_UNTRUSTED:
+			case VDSOKIT_REASON_UNTRUSTED:
 				append(untrusted, sizeof(untrusted), "%s%s", untrusted[0] ? ", " : "", label);
 				break;
-			case VDSO_REASON_NO_VDSO:
-			case VDSO_REASON_BAD_IMAGE:
+			case VDSOKIT_REASON_NO_VDSO:
+			case VDSOKIT_REASON_BAD_IMAGE:
 				break; /* said once by check_vdso */
 			default:
 				/* A reason newer than this file: say it as the library does. */
 				append(other, sizeof(other), "%s%s (%s)", other[0] ? "; " : "", label,
-				       vdso_reason_text(p.reason));
+				       vdsokit_reason_text(p.reason));
 				break;
 			}
 		}
@@ -331,40 +331,40 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 	if (absent[0]) {
 		f = finding_add(r, "symbol-absent", SEVERITY_INFO,
 				"this kernel's vDSO lacks: %s", absent);
-		evidence(f, "vdso_path_of: %s", vdso_reason_text(VDSO_REASON_SYMBOL_ABSENT));
+		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_SYMBOL_ABSENT));
 		action(f, "a newer kernel has them (getrandom: Linux 6.11 on x86_64, 6.12 on arm64, "
 		       "powerpc, s390); until then the library makes the syscall");
 	}
 	if (not_on_arch[0]) {
 		f = finding_add(r, "not-on-arch", SEVERITY_INFO,
-				"no vDSO entry on %s for: %s", vdso_arch_name(), not_on_arch);
-		evidence(f, "vdso_path_of: %s", vdso_reason_text(VDSO_REASON_NOT_ON_ARCH));
+				"no vDSO entry on %s for: %s", vdsokit_arch_name(), not_on_arch);
+		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_NOT_ON_ARCH));
 		action(f, "none: the syscall is the only path for these on this architecture");
 	}
 	if (kernel_clocks[0]) {
 		f = finding_add(r, "kernel-clocks", SEVERITY_INFO,
 				"the vDSO of this architecture has no user-space read for: %s",
 				kernel_clocks);
-		evidence(f, "vdso_path_of: %s", vdso_reason_text(VDSO_REASON_CLOCK_IN_KERNEL));
+		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL));
 		action(f, "none: the library makes the syscall directly, saving the vDSO's detour");
 	}
 	if (time32[0]) {
 		f = finding_add(r, "time32", SEVERITY_INFO,
 				"only 32-bit-time vDSO entries for: %s", time32);
-		evidence(f, "vdso_path_of: %s", vdso_reason_text(VDSO_REASON_TIME32));
+		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_TIME32));
 		action(f, "fine until 2038; the library checks each result and takes the 64-bit "
 		       "syscall once the seconds overflow");
 	}
 	if (untrusted[0]) {
 		f = finding_add(r, "untrusted", SEVERITY_SLOW,
 				"vDSO entries present but not used: %s", untrusted);
-		evidence(f, "vdso_path_of: %s", vdso_reason_text(VDSO_REASON_UNTRUSTED));
+		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_UNTRUSTED));
 		action(f, "a kernel from 5.8 on exports both entries and fixes the 64-bit one");
 	}
 	if (other[0]) {
 		f = finding_add(r, "fallback", SEVERITY_WARNING, "calls that fall back to the syscall: %s",
 				other);
-		evidence(f, "vdso_path_of for each function");
+		evidence(f, "vdsokit_path_of for each function");
 		action(f, "see the reason given for each");
 	}
 }
@@ -376,12 +376,12 @@ static void check_cputime(struct report *r)
 	struct finding *f = finding_add(r, "cputime-syscall", SEVERITY_INFO,
 					"CPU-time clocks always take a syscall");
 	for (unsigned i = 0; i < 2; i++) {
-		struct vdso_path p;
+		struct vdsokit_path p;
 		char name[32];
-		if (vdso_path_of(VDSO_FN_CLOCK_GETTIME, (clockid_t)clocks[i], &p) != 0)
+		if (vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)clocks[i], &p) != 0)
 			continue;
 		evidence(f, "clock_gettime(%s): route %s, %s%s%s", clock_id_name(name, sizeof(name),
-			 clocks[i]), vdso_route_name(p.route), vdso_reason_text(p.reason),
+			 clocks[i]), vdsokit_route_name(p.route), vdsokit_reason_text(p.reason),
 			 p.syscall ? ", syscall " : "", p.syscall ? p.syscall : "");
 	}
 	action(f, "expected: only the kernel knows a task's CPU time; to time code cheaply, take "
@@ -428,7 +428,7 @@ static void measure_monotonic(struct clocksource_facts *cs)
 		.seconds = 0.3, .batch_ns = 20e3, .min_batches = 31, .max_batches = 400,
 	};
 	wanted[BENCH_VDSO] = wanted[BENCH_SYSCALL] = true;
-	bench_case_init(&c, VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC);
+	bench_case_init(&c, VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC);
 	bench_measure(&c, wanted, &config, results);
 	if (!results[BENCH_VDSO].available || !results[BENCH_SYSCALL].available ||
 	    results[BENCH_VDSO].first_result != 0)
@@ -582,10 +582,10 @@ static void check_environment(struct report *r, const struct host_facts *h,
 
 	if (sizeof(void *) == 4 && machine_is_64bit(h->machine)) {
 		f = finding_add(r, "compat-32bit", SEVERITY_INFO,
-				"32-bit userspace (%s) on a 64-bit kernel (%s)", vdso_arch_name(),
+				"32-bit userspace (%s) on a 64-bit kernel (%s)", vdsokit_arch_name(),
 				h->machine);
 		evidence(f, "uname -m: %s; this program: %s, %zu-bit pointers", h->machine,
-			 vdso_arch_name(), sizeof(void *) * 8);
+			 vdsokit_arch_name(), sizeof(void *) * 8);
 		action(f, "the kernel maps its compat vDSO; the library prefers its 64-bit-time "
 		       "entries (clock_gettime64) so results stay right after 2038");
 	}
@@ -620,7 +620,7 @@ static unsigned slow_count(const struct report *r)
 static void print_text(const struct report *r, const struct host_facts *h)
 {
 	printf("vdsokit doctor: Linux %s %s, library %s, clocksource %s\n\n", h->kernel_release,
-	       h->machine, vdso_arch_name(), h->clocksource[0] ? h->clocksource : "unknown");
+	       h->machine, vdsokit_arch_name(), h->clocksource[0] ? h->clocksource : "unknown");
 	for (unsigned i = 0; i < r->count; i++) {
 		const struct finding *f = &r->findings[i];
 		static const char *const tags[] = { "ok  ", "info", "warn", "SLOW" };
@@ -652,19 +652,19 @@ static void json_path_list(struct json_writer *w)
 {
 	json_key(w, "functions");
 	json_array_begin(w);
-	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
-		bool clocked = fn == VDSO_FN_CLOCK_GETTIME || fn == VDSO_FN_CLOCK_GETRES;
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		bool clocked = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
 		for (long clock = 0; clock < (clocked ? 12 : 1); clock++) {
-			struct vdso_path p;
+			struct vdsokit_path p;
 			char name[32];
-			if (vdso_path_of((enum vdso_func)fn, (clockid_t)clock, &p) != 0)
+			if (vdsokit_path_of((enum vdsokit_func)fn, (clockid_t)clock, &p) != 0)
 				continue;
 			json_object_begin(w);
-			json_kv_string(w, "function", cli_func_name((enum vdso_func)fn));
+			json_kv_string(w, "function", cli_func_name((enum vdsokit_func)fn));
 			if (clocked)
 				json_kv_string(w, "clock", clock_id_name(name, sizeof(name), clock));
-			json_kv_string(w, "route", vdso_route_name(p.route));
-			json_kv_string(w, "reason", vdso_reason_text(p.reason));
+			json_kv_string(w, "route", vdsokit_route_name(p.route));
+			json_kv_string(w, "reason", vdsokit_reason_text(p.reason));
 			json_kv_string(w, "symbol", p.symbol);
 			json_kv_string(w, "version", p.version);
 			json_kv_string(w, "syscall", p.syscall);
@@ -807,7 +807,7 @@ int cmd_doctor(int argc, char **argv)
 	struct vdso_facts vdso;
 	struct clocksource_facts clocksource;
 	host_facts_read(&host);
-	int init_result = vdso_init();
+	int init_result = vdsokit_init();
 	doctor_env_read(&env, &host);
 
 	check_vdso(&report, &host, &env, init_result, &vdso);

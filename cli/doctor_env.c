@@ -300,7 +300,7 @@ static void detect_qemu_user(struct doctor_env *env, const struct host_facts *ho
 		snprintf(env->qemu_evidence[env->qemu_evidence_count++], sizeof(env->qemu_evidence[0]),
 			 "/proc/cpuinfo describes a%s %s CPU, this program is %s code and uname -m "
 			 "says %s", strcmp(env->cpuinfo_family, "x86") == 0 ? "n" : "",
-			 env->cpuinfo_family, vdso_arch_name(), host->machine);
+			 env->cpuinfo_family, vdsokit_arch_name(), host->machine);
 	}
 	if (strncmp(env->comm, "qemu-", 5) == 0) {
 		env->qemu_user = true;
@@ -330,7 +330,7 @@ void doctor_env_read(struct doctor_env *env, const struct host_facts *host)
 {
 	bool hypervisor_flag = false;
 	memset(env, 0, sizeof(*env));
-	snprintf(env->build_family, sizeof(env->build_family), "%s", arch_family(vdso_arch_name()));
+	snprintf(env->build_family, sizeof(env->build_family), "%s", arch_family(vdsokit_arch_name()));
 	read_cmdline(env);
 	read_auxv_file(env);
 	read_maps(env);

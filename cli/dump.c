@@ -45,7 +45,7 @@ static int write_all(int fd, const unsigned char *p, size_t n)
  * on with the section headers, which readelf wants.  Extend to them only
  * when they lie inside the [vdso] mapping, so nothing unmapped is read.
  */
-static size_t dump_size(const struct vdso_image *img)
+static size_t dump_size(const struct vdsokit_image *img)
 {
 	const ElfW(Ehdr) *ehdr = (const ElfW(Ehdr) *)(const void *)img->data;
 	struct vdso_mapping maps[16];
@@ -86,8 +86,8 @@ int cmd_dump(int argc, char **argv)
 	if (!output && isatty(STDOUT_FILENO))
 		return cli_usage_error("dump", "stdout is a terminal: use -o FILE or a redirection");
 
-	int init_result = vdso_init();
-	const struct vdso_image *img = vdso_process_image();
+	int init_result = vdsokit_init();
+	const struct vdsokit_image *img = vdsokit_process_image();
 	if (!img) {
 		cli_error("dump", NULL, "no usable vDSO in this process (%s)",
 			  init_result == -ENOENT ? "none mapped: vdso=0 or an emulator" :

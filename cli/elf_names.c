@@ -73,7 +73,7 @@ const char *elf_verdef_flag_names(unsigned flags, char *buf, size_t size)
  * prints them: a version only for indexes above 1 (0 local, 1 global), and
  * none for the symbol that names its own version (LINUX_2.6, ABS).
  */
-const char *elf_versioned_name(const struct vdso_symbol *sym, char *buf, size_t size)
+const char *elf_versioned_name(const struct vdsokit_symbol *sym, char *buf, size_t size)
 {
 	const char *name = sym->name ? sym->name : "";
 	if (!sym->version || sym->version_index <= 1 || strcmp(name, sym->version) == 0)

@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-struct vdso_symbol;
+struct vdsokit_symbol;
 
 /* Each returns a constant string or buf, filled for values without a name. */
 const char *elf_type_name(unsigned type, unsigned machine, char *buf, size_t size);
@@ -18,6 +18,6 @@ const char *elf_visibility_name(unsigned visibility);
 const char *elf_section_name(unsigned shndx, char *buf, size_t size);
 const char *elf_verdef_flag_names(unsigned flags, char *buf, size_t size);
 /* name, name@@VERSION (the default version) or name@VERSION (hidden). */
-const char *elf_versioned_name(const struct vdso_symbol *sym, char *buf, size_t size);
+const char *elf_versioned_name(const struct vdsokit_symbol *sym, char *buf, size_t size);
 
 #endif

@@ -97,22 +97,22 @@ bool clock_id_parse(const char *text, long *clock)
 }
 
 /* The library's names for its functions, "?" for a value it does not know. */
-const char *cli_func_name(enum vdso_func fn)
+const char *cli_func_name(enum vdsokit_func fn)
 {
-	const char *name = vdso_func_name(fn);
+	const char *name = vdsokit_func_name(fn);
 	return name ? name : "?";
 }
 
-bool cli_func_parse(const char *text, enum vdso_func *fn)
+bool cli_func_parse(const char *text, enum vdsokit_func *fn)
 {
 	if (strcasecmp(text, "tp") == 0) {
-		*fn = VDSO_FN_THREAD_POINTER;
+		*fn = VDSOKIT_FN_THREAD_POINTER;
 		return true;
 	}
-	for (unsigned i = 0; i < VDSO_FN_COUNT; i++) {
-		const char *name = vdso_func_name((enum vdso_func)i);
+	for (unsigned i = 0; i < VDSOKIT_FN_COUNT; i++) {
+		const char *name = vdsokit_func_name((enum vdsokit_func)i);
 		if (name && strcasecmp(text, name) == 0) {
-			*fn = (enum vdso_func)i;
+			*fn = (enum vdsokit_func)i;
 			return true;
 		}
 	}

@@ -108,13 +108,13 @@ void json_host(struct json_writer *w, const struct host_facts *h, int init_resul
 	json_kv_string(w, "kernel_release", h->kernel_release);
 	json_kv_string(w, "kernel_version", h->kernel_version);
 	json_kv_string(w, "machine", h->machine);
-	json_kv_string(w, "library_arch", vdso_arch_name());
+	json_kv_string(w, "library_arch", vdsokit_arch_name());
 	json_kv_string(w, "clocksource", h->clocksource[0] ? h->clocksource : NULL);
 	json_kv_string(w, "available_clocksources",
 		       h->available_clocksources[0] ? h->available_clocksources : NULL);
 	json_kv_string(w, "cpu_model", h->cpu_model[0] ? h->cpu_model : NULL);
 	json_kv_bool(w, "vdso_mapped", h->auxv_sysinfo_ehdr != 0);
 	json_kv_bool(w, "vdso_usable", init_result == 0);
-	json_kv_string(w, "vdso_init", init_result ? errno_name(-init_result) : "ok");
+	json_kv_string(w, "vdsokit_init", init_result ? errno_name(-init_result) : "ok");
 	json_object_end(w);
 }

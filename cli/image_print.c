@@ -9,20 +9,20 @@
 #include "cli.h"
 #include "elf_names.h"
 
-static void build_id_hex(const struct vdso_image *img, char *buf, size_t size)
+static void build_id_hex(const struct vdsokit_image *img, char *buf, size_t size)
 {
 	buf[0] = 0;
 	for (size_t i = 0; img->build_id && i < img->build_id_size && 2 * i + 2 < size; i++)
 		snprintf(buf + 2 * i, 3, "%02x", img->build_id[i]);
 }
 
-static const char *machine_label(const struct vdso_image *img)
+static const char *machine_label(const struct vdsokit_image *img)
 {
-	const char *name = vdso_machine_name(img->machine, img->elf_class);
+	const char *name = vdsokit_machine_name(img->machine, img->elf_class);
 	return name ? name : "unknown machine";
 }
 
-void image_print_text(FILE *out, const struct vdso_image *img)
+void image_print_text(FILE *out, const struct vdsokit_image *img)
 {
 	char a[32], b[32], c[32], name[512];
 	char id[2 * 64 + 1];
@@ -34,16 +34,16 @@ void image_print_text(FILE *out, const struct vdso_image *img)
 	build_id_hex(img, id, sizeof(id));
 	fprintf(out, "build-id:     %s\n", id[0] ? id : "none");
 	fprintf(out, "hash tables: ");
-	if (img->flags & VDSO_IMAGE_HAS_SYSV_HASH)
+	if (img->flags & VDSOKIT_IMAGE_HAS_SYSV_HASH)
 		fprintf(out, " DT_HASH (%u buckets, %u chains, %u-byte entries)", img->hash_nbucket,
 			img->hash_nchain, img->hash_entry_size);
-	if (img->flags & VDSO_IMAGE_HAS_GNU_HASH)
+	if (img->flags & VDSOKIT_IMAGE_HAS_GNU_HASH)
 		fprintf(out, "%s DT_GNU_HASH (%u buckets, symoffset %u, %u bloom words, shift %u)",
-			img->flags & VDSO_IMAGE_HAS_SYSV_HASH ? "," : "", img->gnu_nbucket,
+			img->flags & VDSOKIT_IMAGE_HAS_SYSV_HASH ? "," : "", img->gnu_nbucket,
 			img->gnu_symoffset, img->gnu_bloom_size, img->gnu_bloom_shift);
 	fputc('\n', out);
 	fprintf(out, "versions:     %s, %u definitions\n",
-		img->flags & VDSO_IMAGE_HAS_VERSYM ? "DT_VERSYM" : "no DT_VERSYM", img->verdef_count);
+		img->flags & VDSOKIT_IMAGE_HAS_VERSYM ? "DT_VERSYM" : "no DT_VERSYM", img->verdef_count);
 
 	if (img->verdef_count) {
 		static const char *const headers[] = { "index", "flags", "hash", "name", "parent" };
@@ -52,9 +52,9 @@ void image_print_text(FILE *out, const struct vdso_image *img)
 		struct table t;
 		table_init(&t, 5, headers, align);
 		for (uint32_t i = 0; i < img->verdef_count; i++) {
-			struct vdso_verdef def;
+			struct vdsokit_verdef def;
 			table_row(&t);
-			if (vdso_image_verdef(img, i, &def) != 0) {
+			if (vdsokit_image_verdef(img, i, &def) != 0) {
 				table_cellf(&t, "#%u", i);
 				table_cell(&t, "malformed");
 				continue;
@@ -79,10 +79,10 @@ void image_print_text(FILE *out, const struct vdso_image *img)
 	int digits = img->elf_class == 64 ? 16 : 8;
 	table_init(&t, 8, headers, align);
 	for (uint32_t i = 0; i < img->symbol_count; i++) {
-		struct vdso_symbol sym;
+		struct vdsokit_symbol sym;
 		table_row(&t);
 		table_cellf(&t, "%u", i);
-		if (vdso_image_symbol(img, i, &sym) != 0) {
+		if (vdsokit_image_symbol(img, i, &sym) != 0) {
 			table_cell(&t, "malformed");
 			continue;
 		}
@@ -99,7 +99,7 @@ void image_print_text(FILE *out, const struct vdso_image *img)
 	table_free(&t);
 }
 
-void image_print_json(struct json_writer *w, const struct vdso_image *img)
+void image_print_json(struct json_writer *w, const struct vdsokit_image *img)
 {
 	char buf[32], name[512];
 	char id[2 * 64 + 1];
@@ -109,7 +109,7 @@ void image_print_json(struct json_writer *w, const struct vdso_image *img)
 	json_kv_int(w, "class", img->elf_class);
 	json_kv_string(w, "byte_order", img->big_endian ? "big" : "little");
 	json_kv_int(w, "machine", img->machine);
-	json_kv_string(w, "machine_name", vdso_machine_name(img->machine, img->elf_class));
+	json_kv_string(w, "machine_name", vdsokit_machine_name(img->machine, img->elf_class));
 	json_kv_hex(w, "e_flags", img->e_flags);
 	json_kv_uint(w, "size", img->size);
 	json_object_end(w);
@@ -120,7 +120,7 @@ void image_print_json(struct json_writer *w, const struct vdso_image *img)
 	json_key(w, "hash_tables");
 	json_object_begin(w);
 	json_key(w, "sysv");
-	if (img->flags & VDSO_IMAGE_HAS_SYSV_HASH) {
+	if (img->flags & VDSOKIT_IMAGE_HAS_SYSV_HASH) {
 		json_object_begin(w);
 		json_kv_uint(w, "buckets", img->hash_nbucket);
 		json_kv_uint(w, "chains", img->hash_nchain);
@@ -130,7 +130,7 @@ void image_print_json(struct json_writer *w, const struct vdso_image *img)
 		json_null(w);
 	}
 	json_key(w, "gnu");
-	if (img->flags & VDSO_IMAGE_HAS_GNU_HASH) {
+	if (img->flags & VDSOKIT_IMAGE_HAS_GNU_HASH) {
 		json_object_begin(w);
 		json_kv_uint(w, "buckets", img->gnu_nbucket);
 		json_kv_uint(w, "symoffset", img->gnu_symoffset);
@@ -141,14 +141,14 @@ void image_print_json(struct json_writer *w, const struct vdso_image *img)
 		json_null(w);
 	}
 	json_object_end(w);
-	json_kv_bool(w, "versym", img->flags & VDSO_IMAGE_HAS_VERSYM);
+	json_kv_bool(w, "versym", img->flags & VDSOKIT_IMAGE_HAS_VERSYM);
 
 	json_key(w, "version_definitions");
 	json_array_begin(w);
 	for (uint32_t i = 0; i < img->verdef_count; i++) {
-		struct vdso_verdef def;
+		struct vdsokit_verdef def;
 		json_object_begin(w);
-		if (vdso_image_verdef(img, i, &def) != 0) {
+		if (vdsokit_image_verdef(img, i, &def) != 0) {
 			json_kv_bool(w, "malformed", true);
 			json_object_end(w);
 			continue;
@@ -167,10 +167,10 @@ void image_print_json(struct json_writer *w, const struct vdso_image *img)
 	json_key(w, "symbols");
 	json_array_begin(w);
 	for (uint32_t i = 0; i < img->symbol_count; i++) {
-		struct vdso_symbol sym;
+		struct vdsokit_symbol sym;
 		json_object_begin(w);
 		json_kv_uint(w, "index", i);
-		if (vdso_image_symbol(img, i, &sym) != 0) {
+		if (vdsokit_image_symbol(img, i, &sym) != 0) {
 			json_kv_bool(w, "malformed", true);
 			json_object_end(w);
 			continue;

@@ -32,7 +32,7 @@ static const char *size_text(char *buf, size_t size, uintptr_t bytes)
 	return buf;
 }
 
-static void print_functions_text(const struct vdso_image *img)
+static void print_functions_text(const struct vdsokit_image *img)
 {
 	static const char *const headers[] = { "function", "route", "symbol", "offset",
 					       "fallback syscall", "why" };
@@ -40,16 +40,16 @@ static void print_functions_text(const struct vdso_image *img)
 						  TABLE_RIGHT, TABLE_LEFT, TABLE_LEFT };
 	struct table t;
 	table_init(&t, 6, headers, align);
-	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
-		struct vdso_path path;
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		struct vdsokit_path path;
 		table_row(&t);
 		table_cell(&t, cli_func_name(fn));
 		/* clock functions: REALTIME stands for the clocks the vDSO serves */
-		if (vdso_path_of(fn, CLOCK_REALTIME, &path) != 0) {
+		if (vdsokit_path_of(fn, CLOCK_REALTIME, &path) != 0) {
 			table_cell(&t, "?");
 			continue;
 		}
-		table_cell(&t, vdso_route_name(path.route));
+		table_cell(&t, vdsokit_route_name(path.route));
 		if (path.symbol)
 			table_cellf(&t, "%s%s%s", path.symbol, path.version ? "@" : "",
 				    path.version ? path.version : "");
@@ -64,24 +64,24 @@ static void print_functions_text(const struct vdso_image *img)
 			table_cellf(&t, "%s (%ld)", path.syscall, path.syscall_nr);
 		else
 			table_cell(&t, "-");
-		table_cell(&t, vdso_reason_text(path.reason));
+		table_cell(&t, vdsokit_reason_text(path.reason));
 	}
 	printf("\nlibvdsokit functions (clock functions shown for CLOCK_REALTIME):\n");
 	table_print(&t, stdout, "  ");
 	table_free(&t);
 }
 
-static void print_functions_json(struct json_writer *w, const struct vdso_image *img)
+static void print_functions_json(struct json_writer *w, const struct vdsokit_image *img)
 {
 	json_key(w, "functions");
 	json_array_begin(w);
-	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
-		struct vdso_path path;
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		struct vdsokit_path path;
 		json_object_begin(w);
 		json_kv_string(w, "function", cli_func_name(fn));
-		if (vdso_path_of(fn, CLOCK_REALTIME, &path) == 0) {
-			json_kv_string(w, "route", vdso_route_name(path.route));
-			json_kv_string(w, "reason", vdso_reason_text(path.reason));
+		if (vdsokit_path_of(fn, CLOCK_REALTIME, &path) == 0) {
+			json_kv_string(w, "route", vdsokit_route_name(path.route));
+			json_kv_string(w, "reason", vdsokit_reason_text(path.reason));
 			json_kv_string(w, "symbol", path.symbol);
 			json_kv_string(w, "version", path.version);
 			json_key(w, "offset");
@@ -117,8 +117,8 @@ int cmd_info(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
 
-	int init_result = vdso_init();
-	const struct vdso_image *img = vdso_process_image();
+	int init_result = vdsokit_init();
+	const struct vdsokit_image *img = vdsokit_process_image();
 	struct host_facts host;
 	struct vdso_mapping maps[MAX_MAPPINGS];
 	unsigned map_count = vdso_mappings_read(maps, MAX_MAPPINGS);

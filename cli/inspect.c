@@ -57,15 +57,15 @@ int cmd_inspect(int argc, char **argv)
 		return cli_error("inspect", path, "%s", err == EFBIG ? "larger than 256 MiB, not a vDSO" :
 				 strerror(err));
 
-	struct vdso_image img;
-	int parse_error = vdso_image_parse(&img, data, size);
+	struct vdsokit_image img;
+	int parse_error = vdsokit_image_parse(&img, data, size);
 	if (parse_error) {
 		/* Say how much there was when it is about size. */
-		if (parse_error == VDSO_IMAGE_TRUNCATED)
+		if (parse_error == VDSOKIT_IMAGE_TRUNCATED)
 			cli_error("inspect", path, "%s; the file has %zu bytes",
-				  vdso_image_strerror(parse_error), size);
+				  vdsokit_image_strerror(parse_error), size);
 		else
-			cli_error("inspect", path, "%s", vdso_image_strerror(parse_error));
+			cli_error("inspect", path, "%s", vdsokit_image_strerror(parse_error));
 		free(data);
 		return CLI_EXIT_USAGE;
 	}

@@ -128,7 +128,7 @@ void latency_measure(const struct bench_case *c, enum bench_path path, unsigned 
 	/* The cost of the timing itself: the same loop around an empty call. */
 	static double overhead = -1;
 	if (overhead < 0) {
-		struct bench_case floor = { .func = VDSO_FN_COUNT };
+		struct bench_case floor = { .func = VDSOKIT_FN_COUNT };
 		uint64_t *empty = sample_cycles(bench_loop_of(&floor, BENCH_LIBRARY), 0, 2001);
 		overhead = empty ? rank(empty, 2001, 0.5) : 0;
 		free(empty);

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
 		printf("%s %s (libvdsokit %s, %s)\n", CLI_PROGRAM, VDSOKIT_VERSION_STRING,
-		       VDSOKIT_VERSION_STRING, vdso_arch_name());
+		       VDSOKIT_VERSION_STRING, vdsokit_arch_name());
 		return CLI_EXIT_OK;
 	}
 	if (strcmp(first, "help") == 0) {

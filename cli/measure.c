@@ -42,18 +42,18 @@ const char *bench_path_title(enum bench_path path)
 	return path < BENCH_PATH_COUNT ? path_titles[path] : "?";
 }
 
-void bench_case_init(struct bench_case *c, enum vdso_func func, long arg)
+void bench_case_init(struct bench_case *c, enum vdsokit_func func, long arg)
 {
 	char clock[32];
 	c->func = func;
 	c->arg = arg;
 	switch (func) {
-	case VDSO_FN_CLOCK_GETTIME:
-	case VDSO_FN_CLOCK_GETRES:
+	case VDSOKIT_FN_CLOCK_GETTIME:
+	case VDSOKIT_FN_CLOCK_GETRES:
 		snprintf(c->label, sizeof(c->label), "%s(%s)", cli_func_name(func),
 			 clock_id_name(clock, sizeof(clock), arg));
 		break;
-	case VDSO_FN_GETRANDOM:
+	case VDSOKIT_FN_GETRANDOM:
 		snprintf(c->label, sizeof(c->label), "%s(%ld)", cli_func_name(func), arg);
 		break;
 	default:
@@ -102,48 +102,48 @@ static unsigned char random_buffer[65536];
 		}                                            \
 	}
 
-DEFINE_LOOP(loop_lib_gettime, struct vdso_timespec ts, vdso_clock_gettime((clockid_t)arg, &ts))
-DEFINE_LOOP(loop_raw_gettime, struct vdso_timespec ts,
-	    vdso_clock_gettime_via(VDSO_VIA_VDSO, (clockid_t)arg, &ts))
+DEFINE_LOOP(loop_lib_gettime, struct vdsokit_timespec ts, vdsokit_clock_gettime((clockid_t)arg, &ts))
+DEFINE_LOOP(loop_raw_gettime, struct vdsokit_timespec ts,
+	    vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, (clockid_t)arg, &ts))
 DEFINE_LOOP(loop_libc_gettime, struct timespec ts, clock_gettime((clockid_t)arg, &ts))
-DEFINE_LOOP(loop_sys_gettime, struct vdso_timespec ts,
-	    vdso_clock_gettime_via(VDSO_VIA_SYSCALL, (clockid_t)arg, &ts))
+DEFINE_LOOP(loop_sys_gettime, struct vdsokit_timespec ts,
+	    vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)arg, &ts))
 
-DEFINE_LOOP(loop_lib_getres, struct vdso_timespec ts, vdso_clock_getres((clockid_t)arg, &ts))
-DEFINE_LOOP(loop_raw_getres, struct vdso_timespec ts,
-	    vdso_clock_getres_via(VDSO_VIA_VDSO, (clockid_t)arg, &ts))
+DEFINE_LOOP(loop_lib_getres, struct vdsokit_timespec ts, vdsokit_clock_getres((clockid_t)arg, &ts))
+DEFINE_LOOP(loop_raw_getres, struct vdsokit_timespec ts,
+	    vdsokit_clock_getres_via(VDSOKIT_VIA_VDSO, (clockid_t)arg, &ts))
 DEFINE_LOOP(loop_libc_getres, struct timespec ts, clock_getres((clockid_t)arg, &ts))
-DEFINE_LOOP(loop_sys_getres, struct vdso_timespec ts,
-	    vdso_clock_getres_via(VDSO_VIA_SYSCALL, (clockid_t)arg, &ts))
+DEFINE_LOOP(loop_sys_getres, struct vdsokit_timespec ts,
+	    vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, (clockid_t)arg, &ts))
 
-DEFINE_LOOP(loop_lib_gettimeofday, struct vdso_timeval tv, vdso_gettimeofday(&tv, NULL))
-DEFINE_LOOP(loop_raw_gettimeofday, struct vdso_timeval tv,
-	    vdso_gettimeofday_via(VDSO_VIA_VDSO, &tv, NULL))
+DEFINE_LOOP(loop_lib_gettimeofday, struct vdsokit_timeval tv, vdsokit_gettimeofday(&tv, NULL))
+DEFINE_LOOP(loop_raw_gettimeofday, struct vdsokit_timeval tv,
+	    vdsokit_gettimeofday_via(VDSOKIT_VIA_VDSO, &tv, NULL))
 DEFINE_LOOP(loop_libc_gettimeofday, struct timeval tv, gettimeofday(&tv, NULL))
-DEFINE_LOOP(loop_sys_gettimeofday, struct vdso_timeval tv,
-	    vdso_gettimeofday_via(VDSO_VIA_SYSCALL, &tv, NULL))
+DEFINE_LOOP(loop_sys_gettimeofday, struct vdsokit_timeval tv,
+	    vdsokit_gettimeofday_via(VDSOKIT_VIA_SYSCALL, &tv, NULL))
 
-DEFINE_LOOP(loop_lib_time, int64_t t, vdso_time(&t))
-DEFINE_LOOP(loop_raw_time, int64_t t, vdso_time_via(VDSO_VIA_VDSO, &t))
+DEFINE_LOOP(loop_lib_time, int64_t t, vdsokit_time(&t))
+DEFINE_LOOP(loop_raw_time, int64_t t, vdsokit_time_via(VDSOKIT_VIA_VDSO, &t))
 DEFINE_LOOP(loop_libc_time, time_t t, time(&t))
-DEFINE_LOOP(loop_sys_time, int64_t t, vdso_time_via(VDSO_VIA_SYSCALL, &t))
+DEFINE_LOOP(loop_sys_time, int64_t t, vdsokit_time_via(VDSOKIT_VIA_SYSCALL, &t))
 
-DEFINE_LOOP(loop_lib_getcpu, unsigned cpu; unsigned node, vdso_getcpu(&cpu, &node))
+DEFINE_LOOP(loop_lib_getcpu, unsigned cpu; unsigned node, vdsokit_getcpu(&cpu, &node))
 DEFINE_LOOP(loop_raw_getcpu, unsigned cpu; unsigned node,
-	    vdso_getcpu_via(VDSO_VIA_VDSO, &cpu, &node))
+	    vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, &node))
 DEFINE_LOOP(loop_libc_getcpu, int cpu, cpu = sched_getcpu(); KEEP(cpu))
 DEFINE_LOOP(loop_sys_getcpu, unsigned cpu; unsigned node,
-	    vdso_getcpu_via(VDSO_VIA_SYSCALL, &cpu, &node))
+	    vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &cpu, &node))
 
-DEFINE_LOOP(loop_lib_getrandom, , vdso_getrandom(random_buffer, (size_t)arg, 0))
+DEFINE_LOOP(loop_lib_getrandom, , vdsokit_getrandom(random_buffer, (size_t)arg, 0))
 DEFINE_LOOP(loop_raw_getrandom, ,
-	    vdso_getrandom_via(VDSO_VIA_VDSO, random_buffer, (size_t)arg, 0))
+	    vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, random_buffer, (size_t)arg, 0))
 DEFINE_LOOP(loop_libc_getrandom, , getrandom(random_buffer, (size_t)arg, 0))
 DEFINE_LOOP(loop_sys_getrandom, ,
-	    vdso_getrandom_via(VDSO_VIA_SYSCALL, random_buffer, (size_t)arg, 0))
+	    vdsokit_getrandom_via(VDSOKIT_VIA_SYSCALL, random_buffer, (size_t)arg, 0))
 
-DEFINE_LOOP(loop_lib_tp, void *tp, tp = vdso_thread_pointer(); KEEP(tp))
-DEFINE_LOOP(loop_raw_tp, void *tp, tp = vdso_thread_pointer_via(VDSO_VIA_VDSO); KEEP(tp))
+DEFINE_LOOP(loop_lib_tp, void *tp, tp = vdsokit_thread_pointer(); KEEP(tp))
+DEFINE_LOOP(loop_raw_tp, void *tp, tp = vdsokit_thread_pointer_via(VDSOKIT_VIA_VDSO); KEEP(tp))
 /*
  * glibc declares pthread_self() __attribute__((const)), so the compiler
  * would call it once per loop; through a pointer it cannot see, it is
@@ -151,20 +151,20 @@ DEFINE_LOOP(loop_raw_tp, void *tp, tp = vdso_thread_pointer_via(VDSO_VIA_VDSO); 
  */
 DEFINE_LOOP(loop_libc_tp, pthread_t (*self_fn)(void) = pthread_self; pthread_t self,
 	    __asm__("" : "+r"(self_fn)); self = self_fn(); KEEP(self))
-DEFINE_LOOP(loop_sys_tp, void *tp, tp = vdso_thread_pointer_via(VDSO_VIA_SYSCALL); KEEP(tp))
+DEFINE_LOOP(loop_sys_tp, void *tp, tp = vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL); KEEP(tp))
 
-static bench_loop *const loops[VDSO_FN_COUNT][BENCH_PATH_COUNT] = {
-	[VDSO_FN_CLOCK_GETTIME] = { loop_lib_gettime, loop_raw_gettime, loop_libc_gettime,
+static bench_loop *const loops[VDSOKIT_FN_COUNT][BENCH_PATH_COUNT] = {
+	[VDSOKIT_FN_CLOCK_GETTIME] = { loop_lib_gettime, loop_raw_gettime, loop_libc_gettime,
 				    loop_sys_gettime },
-	[VDSO_FN_CLOCK_GETRES] = { loop_lib_getres, loop_raw_getres, loop_libc_getres,
+	[VDSOKIT_FN_CLOCK_GETRES] = { loop_lib_getres, loop_raw_getres, loop_libc_getres,
 				   loop_sys_getres },
-	[VDSO_FN_GETTIMEOFDAY] = { loop_lib_gettimeofday, loop_raw_gettimeofday,
+	[VDSOKIT_FN_GETTIMEOFDAY] = { loop_lib_gettimeofday, loop_raw_gettimeofday,
 				   loop_libc_gettimeofday, loop_sys_gettimeofday },
-	[VDSO_FN_TIME] = { loop_lib_time, loop_raw_time, loop_libc_time, loop_sys_time },
-	[VDSO_FN_GETCPU] = { loop_lib_getcpu, loop_raw_getcpu, loop_libc_getcpu, loop_sys_getcpu },
-	[VDSO_FN_GETRANDOM] = { loop_lib_getrandom, loop_raw_getrandom, loop_libc_getrandom,
+	[VDSOKIT_FN_TIME] = { loop_lib_time, loop_raw_time, loop_libc_time, loop_sys_time },
+	[VDSOKIT_FN_GETCPU] = { loop_lib_getcpu, loop_raw_getcpu, loop_libc_getcpu, loop_sys_getcpu },
+	[VDSOKIT_FN_GETRANDOM] = { loop_lib_getrandom, loop_raw_getrandom, loop_libc_getrandom,
 				loop_sys_getrandom },
-	[VDSO_FN_THREAD_POINTER] = { loop_lib_tp, loop_raw_tp, loop_libc_tp, loop_sys_tp },
+	[VDSOKIT_FN_THREAD_POINTER] = { loop_lib_tp, loop_raw_tp, loop_libc_tp, loop_sys_tp },
 };
 
 static void empty_function(void)
@@ -191,25 +191,25 @@ static bool probe_libc(const struct bench_case *c, long *result)
 
 	errno = 0;
 	switch (c->func) {
-	case VDSO_FN_CLOCK_GETTIME:
+	case VDSOKIT_FN_CLOCK_GETTIME:
 		r = clock_gettime((clockid_t)c->arg, &ts);
 		break;
-	case VDSO_FN_CLOCK_GETRES:
+	case VDSOKIT_FN_CLOCK_GETRES:
 		r = clock_getres((clockid_t)c->arg, &ts);
 		break;
-	case VDSO_FN_GETTIMEOFDAY:
+	case VDSOKIT_FN_GETTIMEOFDAY:
 		r = gettimeofday(&tv, NULL);
 		break;
-	case VDSO_FN_TIME:
+	case VDSOKIT_FN_TIME:
 		r = time(NULL) == (time_t)-1 ? -1 : 0;
 		break;
-	case VDSO_FN_GETCPU:
+	case VDSOKIT_FN_GETCPU:
 		r = sched_getcpu();
 		break;
-	case VDSO_FN_GETRANDOM:
+	case VDSOKIT_FN_GETRANDOM:
 		r = getrandom(random_buffer, (size_t)c->arg, 0);
 		break;
-	case VDSO_FN_THREAD_POINTER:
+	case VDSOKIT_FN_THREAD_POINTER:
 		r = 0;
 		break;
 	default:
@@ -228,38 +228,38 @@ static bool probe_libc(const struct bench_case *c, long *result)
  */
 static bool probe(const struct bench_case *c, enum bench_path path, long *result)
 {
-	enum vdso_via via = path == BENCH_VDSO ? VDSO_VIA_VDSO :
-			    path == BENCH_SYSCALL ? VDSO_VIA_SYSCALL : VDSO_VIA_AUTO;
-	struct vdso_timespec ts;
-	struct vdso_timeval tv;
+	enum vdsokit_via via = path == BENCH_VDSO ? VDSOKIT_VIA_VDSO :
+			    path == BENCH_SYSCALL ? VDSOKIT_VIA_SYSCALL : VDSOKIT_VIA_AUTO;
+	struct vdsokit_timespec ts;
+	struct vdsokit_timeval tv;
 	int64_t t;
 	unsigned cpu, node;
 
 	if (path == BENCH_LIBC)
 		return probe_libc(c, result);
 	switch (c->func) {
-	case VDSO_FN_CLOCK_GETTIME:
-		*result = vdso_clock_gettime_via(via, (clockid_t)c->arg, &ts);
+	case VDSOKIT_FN_CLOCK_GETTIME:
+		*result = vdsokit_clock_gettime_via(via, (clockid_t)c->arg, &ts);
 		break;
-	case VDSO_FN_CLOCK_GETRES:
-		*result = vdso_clock_getres_via(via, (clockid_t)c->arg, &ts);
+	case VDSOKIT_FN_CLOCK_GETRES:
+		*result = vdsokit_clock_getres_via(via, (clockid_t)c->arg, &ts);
 		break;
-	case VDSO_FN_GETTIMEOFDAY:
-		*result = vdso_gettimeofday_via(via, &tv, NULL);
+	case VDSOKIT_FN_GETTIMEOFDAY:
+		*result = vdsokit_gettimeofday_via(via, &tv, NULL);
 		break;
-	case VDSO_FN_TIME:
-		*result = vdso_time_via(via, &t);
+	case VDSOKIT_FN_TIME:
+		*result = vdsokit_time_via(via, &t);
 		break;
-	case VDSO_FN_GETCPU:
-		*result = vdso_getcpu_via(via, &cpu, &node);
+	case VDSOKIT_FN_GETCPU:
+		*result = vdsokit_getcpu_via(via, &cpu, &node);
 		if (*result == 0)
 			*result = cpu;
 		break;
-	case VDSO_FN_GETRANDOM:
-		*result = vdso_getrandom_via(via, random_buffer, (size_t)c->arg, 0);
+	case VDSOKIT_FN_GETRANDOM:
+		*result = vdsokit_getrandom_via(via, random_buffer, (size_t)c->arg, 0);
 		break;
-	case VDSO_FN_THREAD_POINTER:
-		*result = vdso_thread_pointer_via(via) ? 0 : -ENOSYS;
+	case VDSOKIT_FN_THREAD_POINTER:
+		*result = vdsokit_thread_pointer_via(via) ? 0 : -ENOSYS;
 		break;
 	default:
 		*result = -ENOSYS;
@@ -270,7 +270,7 @@ static bool probe(const struct bench_case *c, enum bench_path path, long *result
 	 * thread pointer's syscall path, that no syscall returns it here.
 	 */
 	return !(*result == -ENOSYS &&
-		 (path == BENCH_VDSO || c->func == VDSO_FN_THREAD_POINTER));
+		 (path == BENCH_VDSO || c->func == VDSOKIT_FN_THREAD_POINTER));
 }
 
 static double time_batch(bench_loop *loop, long arg, uint64_t n)
@@ -429,7 +429,7 @@ void bench_measure_cases(const struct bench_case *cases, unsigned count,
 			struct bench_result *r = &results[k][p];
 			memset(r, 0, sizeof(*r));
 			r->median_ns = r->min_ns = r->p90_ns = r->mean_ns = NAN;
-			if (!wanted[p] || c->func >= VDSO_FN_COUNT)
+			if (!wanted[p] || c->func >= VDSOKIT_FN_COUNT)
 				continue;
 			r->available = probe(c, p, &r->first_result);
 			if (!r->available)
@@ -464,9 +464,9 @@ bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path)
 	long result;
 	if (!c || path >= BENCH_PATH_COUNT)
 		return NULL;
-	if (c->func == VDSO_FN_COUNT)
+	if (c->func == VDSOKIT_FN_COUNT)
 		return floor_loop;
-	if (c->func > VDSO_FN_COUNT || !probe(c, path, &result))
+	if (c->func > VDSOKIT_FN_COUNT || !probe(c, path, &result))
 		return NULL;
 	return loops[c->func][path];
 }
@@ -474,7 +474,7 @@ bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path)
 double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uint64_t calls)
 {
 	long result;
-	if (c->func >= VDSO_FN_COUNT || path >= BENCH_PATH_COUNT || !probe(c, path, &result))
+	if (c->func >= VDSOKIT_FN_COUNT || path >= BENCH_PATH_COUNT || !probe(c, path, &result))
 		return NAN;
 	bench_loop *loop = loops[c->func][path];
 	loop(c->arg, calls / 10 + 1);     /* warm-up */

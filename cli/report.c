@@ -30,40 +30,40 @@ static const char usage[] =
 #define CLOCK_IDS 12
 
 struct quick_case {
-	enum vdso_func func;
+	enum vdsokit_func func;
 	long arg;
 };
 
 /* The calls people make most, and one that never has a vDSO path. */
 static const struct quick_case quick_cases[] = {
-	{ VDSO_FN_CLOCK_GETTIME, CLOCK_REALTIME },
-	{ VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC },
-	{ VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC_COARSE },
-	{ VDSO_FN_CLOCK_GETTIME, CLOCK_PROCESS_CPUTIME_ID },
-	{ VDSO_FN_GETTIMEOFDAY, 0 },
-	{ VDSO_FN_TIME, 0 },
-	{ VDSO_FN_GETCPU, 0 },
-	{ VDSO_FN_THREAD_POINTER, 0 },
-	{ VDSO_FN_GETRANDOM, 16 },
+	{ VDSOKIT_FN_CLOCK_GETTIME, CLOCK_REALTIME },
+	{ VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC },
+	{ VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC_COARSE },
+	{ VDSOKIT_FN_CLOCK_GETTIME, CLOCK_PROCESS_CPUTIME_ID },
+	{ VDSOKIT_FN_GETTIMEOFDAY, 0 },
+	{ VDSOKIT_FN_TIME, 0 },
+	{ VDSOKIT_FN_GETCPU, 0 },
+	{ VDSOKIT_FN_THREAD_POINTER, 0 },
+	{ VDSOKIT_FN_GETRANDOM, 16 },
 };
 
 #define QUICK_COUNT (sizeof(quick_cases) / sizeof(quick_cases[0]))
 
 struct quick_row {
 	struct bench_case c;
-	struct vdso_path route;
+	struct vdsokit_path route;
 	struct bench_result r[BENCH_PATH_COUNT];
 };
 
 /* Route as words for people, not enum names. */
-static const char *route_words(enum vdso_route route)
+static const char *route_words(enum vdsokit_route route)
 {
 	switch (route) {
-	case VDSO_ROUTE_VDSO: return "vDSO (user space)";
-	case VDSO_ROUTE_VDSO_KERNEL: return "vDSO -> kernel";
-	case VDSO_ROUTE_SYSCALL: return "syscall";
-	case VDSO_ROUTE_REGISTER: return "CPU register";
-	case VDSO_ROUTE_NONE: return "not available";
+	case VDSOKIT_ROUTE_VDSO: return "vDSO (user space)";
+	case VDSOKIT_ROUTE_VDSO_KERNEL: return "vDSO -> kernel";
+	case VDSOKIT_ROUTE_SYSCALL: return "syscall";
+	case VDSOKIT_ROUTE_REGISTER: return "CPU register";
+	case VDSOKIT_ROUTE_NONE: return "not available";
 	}
 	return "?";
 }
@@ -111,13 +111,13 @@ static void measure_quick(struct quick_row *rows)
 #define SCREEN_WIDTH 79
 
 /* Prints the clock names whose `fn` takes `route`, wrapped under the prefix. */
-static bool print_clocks_with_route(enum vdso_func fn, enum vdso_route route, bool first)
+static bool print_clocks_with_route(enum vdsokit_func fn, enum vdsokit_route route, bool first)
 {
 	char name[32];
 	size_t column = 0;
 	for (long clock = 0; clock < CLOCK_IDS; clock++) {
-		struct vdso_path p;
-		if (vdso_path_of(fn, (clockid_t)clock, &p) != 0 || p.route != route)
+		struct vdsokit_path p;
+		if (vdsokit_path_of(fn, (clockid_t)clock, &p) != 0 || p.route != route)
 			continue;
 		clock_id_name(name, sizeof(name), clock);
 		if (column == 0) {
@@ -143,9 +143,9 @@ static bool print_clocks_with_route(enum vdso_func fn, enum vdso_route route, bo
 static bool same_routes_as_gettime(void)
 {
 	for (long clock = 0; clock < CLOCK_IDS; clock++) {
-		struct vdso_path a, b;
-		if (vdso_path_of(VDSO_FN_CLOCK_GETTIME, (clockid_t)clock, &a) != 0 ||
-		    vdso_path_of(VDSO_FN_CLOCK_GETRES, (clockid_t)clock, &b) != 0 ||
+		struct vdsokit_path a, b;
+		if (vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)clock, &a) != 0 ||
+		    vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, (clockid_t)clock, &b) != 0 ||
 		    a.route != b.route)
 			return false;
 	}
@@ -155,23 +155,23 @@ static bool same_routes_as_gettime(void)
 static void print_routes(void)
 {
 	printf("\nHow libvdsokit serves each call:\n");
-	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
-		struct vdso_path p;
-		if (vdso_path_of(fn, CLOCK_REALTIME, &p) != 0)
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		struct vdsokit_path p;
+		if (vdsokit_path_of(fn, CLOCK_REALTIME, &p) != 0)
 			continue;
-		if (fn == VDSO_FN_CLOCK_GETRES && same_routes_as_gettime()) {
+		if (fn == VDSOKIT_FN_CLOCK_GETRES && same_routes_as_gettime()) {
 			printf("  %-15s as clock_gettime\n", cli_func_name(fn));
 			continue;
 		}
-		if (fn == VDSO_FN_CLOCK_GETTIME || fn == VDSO_FN_CLOCK_GETRES) {
+		if (fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES) {
 			/* Per clock, grouped by route. */
 			bool first = true;
-			for (unsigned route = 0; route <= VDSO_ROUTE_NONE; route++)
+			for (unsigned route = 0; route <= VDSOKIT_ROUTE_NONE; route++)
 				first = print_clocks_with_route(fn, route, first);
 			continue;
 		}
 		printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p.route),
-		       p.symbol ? p.symbol : vdso_reason_text(p.reason));
+		       p.symbol ? p.symbol : vdsokit_reason_text(p.reason));
 	}
 }
 
@@ -230,11 +230,11 @@ static void report_json(const struct host_facts *h, int init_result,
 	json_host(&w, h, init_result);
 	json_key(&w, "routes");
 	json_array_begin(&w);
-	for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++) {
-		bool per_clock = fn == VDSO_FN_CLOCK_GETTIME || fn == VDSO_FN_CLOCK_GETRES;
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		bool per_clock = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
 		for (long k = 0; k < (per_clock ? CLOCK_IDS : 1); k++) {
-			struct vdso_path p;
-			if (vdso_path_of(fn, (clockid_t)k, &p) != 0)
+			struct vdsokit_path p;
+			if (vdsokit_path_of(fn, (clockid_t)k, &p) != 0)
 				continue;
 			json_object_begin(&w);
 			json_kv_string(&w, "function", cli_func_name(fn));
@@ -242,8 +242,8 @@ static void report_json(const struct host_facts *h, int init_result,
 				json_kv_int(&w, "clock", k);
 				json_kv_string(&w, "clock_name", clock_id_name(clock, sizeof(clock), k));
 			}
-			json_kv_string(&w, "route", vdso_route_name(p.route));
-			json_kv_string(&w, "reason", vdso_reason_text(p.reason));
+			json_kv_string(&w, "route", vdsokit_route_name(p.route));
+			json_kv_string(&w, "reason", vdsokit_reason_text(p.reason));
 			json_kv_string(&w, "symbol", p.symbol);
 			json_kv_string(&w, "version", p.version);
 			json_kv_string(&w, "syscall", p.syscall);
@@ -292,15 +292,15 @@ int cmd_report(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
 
-	int init_result = vdso_init();
-	const struct vdso_image *img = vdso_process_image();
+	int init_result = vdsokit_init();
+	const struct vdsokit_image *img = vdsokit_process_image();
 	struct host_facts h;
 	host_facts_read(&h);
 
 	static struct quick_row rows[QUICK_COUNT];
 	for (unsigned i = 0; i < QUICK_COUNT; i++) {
 		bench_case_init(&rows[i].c, quick_cases[i].func, quick_cases[i].arg);
-		vdso_path_of(quick_cases[i].func, (clockid_t)quick_cases[i].arg, &rows[i].route);
+		vdsokit_path_of(quick_cases[i].func, (clockid_t)quick_cases[i].arg, &rows[i].route);
 	}
 	if (bench)
 		measure_quick(rows);
@@ -311,18 +311,18 @@ int cmd_report(int argc, char **argv)
 
 	printf("vdsokit report: the vDSO on this machine\n\n");
 	printf("  kernel        Linux %s\n", h.kernel_release);
-	printf("  architecture  %s (libvdsokit built for %s)\n", h.machine, vdso_arch_name());
+	printf("  architecture  %s (libvdsokit built for %s)\n", h.machine, vdsokit_arch_name());
 	printf("  clocksource   %s%s%s%s\n", h.clocksource[0] ? h.clocksource : "unknown",
 	       h.available_clocksources[0] ? " (available: " : "", h.available_clocksources,
 	       h.available_clocksources[0] ? ")" : "");
 	if (img) {
-		struct vdso_path p;
+		struct vdsokit_path p;
 		unsigned served = 0;
-		for (unsigned fn = 0; fn < VDSO_FN_COUNT; fn++)
-			served += vdso_path_of(fn, CLOCK_REALTIME, &p) == 0 && p.symbol;
+		for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++)
+			served += vdsokit_path_of(fn, CLOCK_REALTIME, &p) == 0 && p.symbol;
 		printf("  vDSO          mapped at %#lx, %zu bytes, %u symbols; serves %u of the\n"
 		       "                %u libvdsokit functions\n", (unsigned long)(uintptr_t)img->data,
-		       img->size, img->symbol_count, served, (unsigned)VDSO_FN_COUNT);
+		       img->size, img->symbol_count, served, (unsigned)VDSOKIT_FN_COUNT);
 	} else {
 		printf("  vDSO          none usable: %s\n", no_vdso_reason(&h, init_result));
 	}

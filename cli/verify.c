@@ -62,7 +62,7 @@ static void print_text(const struct check_list *list, const struct host_facts *h
 			width = strlen(list->items[i].name);
 
 	printf("vdsokit verify: Linux %s %s, library %s, clocksource %s, vDSO %s\n",
-	       h->kernel_release, h->machine, vdso_arch_name(),
+	       h->kernel_release, h->machine, vdsokit_arch_name(),
 	       h->clocksource[0] ? h->clocksource : "unknown",
 	       h->auxv_sysinfo_ehdr ? "mapped" : "not mapped (every path is the syscall)");
 	printf("time budget %.2f s, %u threads\n", seconds, threads);
@@ -181,7 +181,7 @@ int cmd_verify(int argc, char **argv)
 		return cli_error(argv[0], NULL, "out of memory");
 	struct host_facts host;
 	host_facts_read(&host);
-	int init_result = vdso_init();
+	int init_result = vdsokit_init();
 
 	/* Shares of the budget: the sandwiches and the threads find the rare faults. */
 	verify_clock_gettime(&list, "clock_gettime", seconds * 0.35);

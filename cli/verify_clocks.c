@@ -25,7 +25,7 @@ static const char *clock_label(long clock)
 	return clock_id_name(buf, sizeof(buf), clock);
 }
 
-static bool nsec_in_range(const struct vdso_timespec *ts)
+static bool nsec_in_range(const struct vdsokit_timespec *ts)
 {
 	return ts->tv_nsec >= 0 && ts->tv_nsec < NSEC_PER_SEC;
 }
@@ -36,10 +36,10 @@ static bool nsec_in_range(const struct vdso_timespec *ts)
  */
 static void check_rejected_gettime(struct check_list *out, const char *group, long clock)
 {
-	struct vdso_timespec ts;
-	int sys = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, (clockid_t)clock, &ts);
-	int raw = vdso_clock_gettime_via(VDSO_VIA_VDSO, (clockid_t)clock, &ts);
-	int lib = vdso_clock_gettime((clockid_t)clock, &ts);
+	struct vdsokit_timespec ts;
+	int sys = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)clock, &ts);
+	int raw = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, (clockid_t)clock, &ts);
+	int lib = vdsokit_clock_gettime((clockid_t)clock, &ts);
 	struct check_result *r = check_add(out, group, "clock_gettime(%s)", clock_label(clock));
 	check_number(r, "syscall", "", sys);
 	check_number(r, "vdso", "", raw);
@@ -73,19 +73,19 @@ struct sandwich_stats {
 static void sandwich_clock(long clock, double seconds, struct sandwich_stats *st)
 {
 	clockid_t id = (clockid_t)clock;
-	struct vdso_timespec before, raw, lib, after;
+	struct vdsokit_timespec before, raw, lib, after;
 	double deadline = bench_now_ns() + seconds * 1e9;
 	memset(st, 0, sizeof(*st));
-	st->have_raw = vdso_clock_gettime_via(VDSO_VIA_VDSO, id, &raw) != -ENOSYS;
+	st->have_raw = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, id, &raw) != -ENOSYS;
 	/* At least a few thousand rounds even on a slow emulated machine. */
 	for (long long n = 0;; n++) {
 		if ((n & 63) == 0 && n >= 2048 && bench_now_ns() > deadline)
 			break;
-		vdso_clock_gettime_via(VDSO_VIA_SYSCALL, id, &before);
+		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, id, &before);
 		if (st->have_raw)
-			vdso_clock_gettime_via(VDSO_VIA_VDSO, id, &raw);
-		vdso_clock_gettime(id, &lib);
-		vdso_clock_gettime_via(VDSO_VIA_SYSCALL, id, &after);
+			vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, id, &raw);
+		vdsokit_clock_gettime(id, &lib);
+		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, id, &after);
 		if (!st->have_raw)
 			raw = lib;
 		int64_t b = timespec_ns(&before), v = timespec_ns(&raw), l = timespec_ns(&lib),
@@ -141,9 +141,9 @@ void verify_clock_gettime(struct check_list *out, const char *group, double seco
 	/* Valid ids share the budget; rejected ones cost a call each. */
 	unsigned valid = 0;
 	bool accepted[12];
-	struct vdso_timespec ts;
+	struct vdsokit_timespec ts;
 	for (long clock = 0; clock < 12; clock++) {
-		accepted[clock] = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, (clockid_t)clock, &ts) == 0;
+		accepted[clock] = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)clock, &ts) == 0;
 		valid += accepted[clock];
 	}
 	for (long clock = 0; clock < 12; clock++) {
@@ -159,10 +159,10 @@ void verify_clock_gettime(struct check_list *out, const char *group, double seco
 static void check_getres(struct check_list *out, const char *group, long clock)
 {
 	clockid_t id = (clockid_t)clock;
-	struct vdso_timespec sys_res = { -1, -1 }, raw_res = { -1, -1 }, lib_res = { -1, -1 };
-	int sys = vdso_clock_getres_via(VDSO_VIA_SYSCALL, id, &sys_res);
-	int raw = vdso_clock_getres_via(VDSO_VIA_VDSO, id, &raw_res);
-	int lib = vdso_clock_getres(id, &lib_res);
+	struct vdsokit_timespec sys_res = { -1, -1 }, raw_res = { -1, -1 }, lib_res = { -1, -1 };
+	int sys = vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, id, &sys_res);
+	int raw = vdsokit_clock_getres_via(VDSOKIT_VIA_VDSO, id, &raw_res);
+	int lib = vdsokit_clock_getres(id, &lib_res);
 	struct check_result *r = check_add(out, group, "clock_getres(%s)", clock_label(clock));
 	check_number(r, "syscall", "", sys);
 	check_number(r, "vdso", "", raw);
@@ -182,7 +182,7 @@ static void check_getres(struct check_list *out, const char *group, long clock)
 	char got[64];
 	if (!raw_same || !lib_same) {
 		int rc = !raw_same ? raw : lib;
-		const struct vdso_timespec *res = !raw_same ? &raw_res : &lib_res;
+		const struct vdsokit_timespec *res = !raw_same ? &raw_res : &lib_res;
 		if (rc == 0)
 			snprintf(got, sizeof(got), "%lld ns", (long long)timespec_ns(res));
 		else
@@ -207,18 +207,18 @@ void verify_clock_getres(struct check_list *out, const char *group)
 /* gettimeofday and time                                                   */
 /* ---------------------------------------------------------------------- */
 
-typedef int gettimeofday_path(struct vdso_timeval *tv, struct timezone *tz);
+typedef int gettimeofday_path(struct vdsokit_timeval *tv, struct timezone *tz);
 
-static int gtod_raw(struct vdso_timeval *tv, struct timezone *tz)
+static int gtod_raw(struct vdsokit_timeval *tv, struct timezone *tz)
 {
-	return vdso_gettimeofday_via(VDSO_VIA_VDSO, tv, tz);
+	return vdsokit_gettimeofday_via(VDSOKIT_VIA_VDSO, tv, tz);
 }
 
 static void check_gettimeofday_path(struct check_list *out, const char *group, const char *who,
 				    gettimeofday_path *call, double seconds)
 {
 	struct check_result *r = check_add(out, group, "gettimeofday %s", who);
-	struct vdso_timeval tv;
+	struct vdsokit_timeval tv;
 	struct timezone tz_sys, tz_path;
 	if (call(&tv, NULL) == -ENOSYS) {
 		check_set(r, CHECK_SKIP, "no vDSO gettimeofday symbol here");
@@ -227,7 +227,7 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 	/* Timezone: the kernel's sys_tz, whatever settimeofday last put there. */
 	memset(&tz_sys, 0x55, sizeof(tz_sys));
 	memset(&tz_path, 0xaa, sizeof(tz_path));
-	int sys_tz = vdso_gettimeofday_via(VDSO_VIA_SYSCALL, NULL, &tz_sys);
+	int sys_tz = vdsokit_gettimeofday_via(VDSOKIT_VIA_SYSCALL, NULL, &tz_sys);
 	int path_tz = call(&tv, &tz_path);
 	if (sys_tz != path_tz || (sys_tz == 0 && (tz_sys.tz_minuteswest != tz_path.tz_minuteswest ||
 						   tz_sys.tz_dsttime != tz_path.tz_dsttime))) {
@@ -248,10 +248,10 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 	for (long long n = 0;; n++) {
 		if ((n & 63) == 0 && n >= 2048 && bench_now_ns() > deadline)
 			break;
-		struct vdso_timespec before, after;
-		vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &before);
+		struct vdsokit_timespec before, after;
+		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &before);
 		int rc = call(&tv, NULL);
-		vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &after);
+		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
 		rounds++;
 		/* In microseconds: gettimeofday truncates the same nanoseconds. */
 		int64_t b = timespec_ns(&before) / 1000, a = timespec_ns(&after) / 1000;
@@ -281,7 +281,7 @@ typedef int time_path(int64_t *t);
 
 static int time_raw(int64_t *t)
 {
-	return vdso_time_via(VDSO_VIA_VDSO, t);
+	return vdsokit_time_via(VDSOKIT_VIA_VDSO, t);
 }
 
 /*
@@ -304,10 +304,10 @@ static void check_time_path(struct check_list *out, const char *group, const cha
 	for (long long n = 0;; n++) {
 		if ((n & 63) == 0 && n >= 2048 && bench_now_ns() > deadline)
 			break;
-		struct vdso_timespec before, after;
-		vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &before);
+		struct vdsokit_timespec before, after;
+		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &before);
 		int rc = call(&t);
-		vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &after);
+		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
 		rounds++;
 		if (rc != 0 || t < before.tv_sec || t > after.tv_sec) {
 			if (violations++ == 0) {
@@ -335,7 +335,7 @@ static void check_time_path(struct check_list *out, const char *group, const cha
 void verify_gettimeofday_and_time(struct check_list *out, const char *group, double seconds)
 {
 	check_gettimeofday_path(out, group, "(vDSO)", gtod_raw, seconds / 4);
-	check_gettimeofday_path(out, group, "(library)", vdso_gettimeofday, seconds / 4);
+	check_gettimeofday_path(out, group, "(library)", vdsokit_gettimeofday, seconds / 4);
 	check_time_path(out, group, "(vDSO)", time_raw, seconds / 4);
-	check_time_path(out, group, "(library)", vdso_time, seconds / 4);
+	check_time_path(out, group, "(library)", vdsokit_time, seconds / 4);
 }

@@ -97,18 +97,18 @@ struct thread_stats {
 	long long failures[CLOCK_COUNT];     /* a call returned an error          */
 };
 
-static int read_clock(unsigned n, long clock, bool have_raw, struct vdso_timespec *ts)
+static int read_clock(unsigned n, long clock, bool have_raw, struct vdsokit_timespec *ts)
 {
 	/* Mostly the vDSO; every 16th reading the kernel's. */
 	switch (n & 15) {
 	case 15:
-		return vdso_clock_gettime_via(VDSO_VIA_SYSCALL, (clockid_t)clock, ts);
+		return vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)clock, ts);
 	case 1: case 3: case 5: case 7: case 9: case 11: case 13:
 		if (have_raw)
-			return vdso_clock_gettime_via(VDSO_VIA_VDSO, (clockid_t)clock, ts);
+			return vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, (clockid_t)clock, ts);
 		/* fall through */
 	default:
-		return vdso_clock_gettime((clockid_t)clock, ts);
+		return vdsokit_clock_gettime((clockid_t)clock, ts);
 	}
 }
 
@@ -131,7 +131,7 @@ static void *monotonic_thread(void *arg)
 		if ((n & 1023) == 0 && bench_now_ns() > s->deadline_ns)
 			break;
 		for (unsigned c = 0; c < CLOCK_COUNT; c++) {
-			struct vdso_timespec ts;
+			struct vdsokit_timespec ts;
 			int64_t seen = shared_max_load(&s->latest[c]);
 			if (read_clock(n, monotonic_clocks[c], s->have_raw[c], &ts) != 0) {
 				t->failures[c]++;
@@ -172,8 +172,8 @@ void verify_monotonic(struct check_list *out, const char *group, double seconds,
 	}
 	s->cpu_count = allowed_cpus(s->cpus, MAX_CPUS);
 	for (unsigned c = 0; c < CLOCK_COUNT; c++) {
-		struct vdso_timespec ts;
-		s->have_raw[c] = vdso_clock_gettime_via(VDSO_VIA_VDSO, (clockid_t)monotonic_clocks[c],
+		struct vdsokit_timespec ts;
+		s->have_raw[c] = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, (clockid_t)monotonic_clocks[c],
 							&ts) != -ENOSYS;
 		shared_max_init(&s->latest[c], INT64_MIN);
 	}

@@ -24,12 +24,12 @@ typedef ssize_t getrandom_path(void *buf, size_t len, unsigned flags);
 
 static ssize_t random_raw(void *buf, size_t len, unsigned flags)
 {
-	return vdso_getrandom_via(VDSO_VIA_VDSO, buf, len, flags);
+	return vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, len, flags);
 }
 
 static ssize_t random_syscall(void *buf, size_t len, unsigned flags)
 {
-	return vdso_getrandom_via(VDSO_VIA_SYSCALL, buf, len, flags);
+	return vdsokit_getrandom_via(VDSOKIT_VIA_SYSCALL, buf, len, flags);
 }
 
 static bool all_zero(const unsigned char *p, size_t n)
@@ -98,7 +98,7 @@ static void *random_thread_main(void *arg)
 {
 	struct random_thread *t = arg;
 	for (unsigned i = 0; i < RANDOM_CALLS; i++)
-		if (vdso_getrandom(t->out[i], RANDOM_OUT, 0) != RANDOM_OUT)
+		if (vdsokit_getrandom(t->out[i], RANDOM_OUT, 0) != RANDOM_OUT)
 			t->short_reads++;
 	return NULL;
 }
@@ -157,7 +157,7 @@ static void check_fork(struct check_list *out, const char *group)
 	struct check_result *r = check_add(out, group, "getrandom across fork (library)");
 	unsigned char before[RANDOM_OUT], parent[RANDOM_OUT], child[RANDOM_OUT];
 	int fd[2];
-	vdso_getrandom(before, sizeof(before), 0); /* this thread's state is now in use */
+	vdsokit_getrandom(before, sizeof(before), 0); /* this thread's state is now in use */
 	if (pipe(fd)) {
 		check_set(r, CHECK_SKIP, "pipe: %s", strerror(errno));
 		return;
@@ -166,7 +166,7 @@ static void check_fork(struct check_list *out, const char *group)
 	pid_t pid = fork();
 	if (pid == 0) {
 		unsigned char mine[RANDOM_OUT];
-		int good = vdso_getrandom(mine, sizeof(mine), 0) == (ssize_t)sizeof(mine) &&
+		int good = vdsokit_getrandom(mine, sizeof(mine), 0) == (ssize_t)sizeof(mine) &&
 			   write(fd[1], mine, sizeof(mine)) == (ssize_t)sizeof(mine);
 		_exit(good ? 0 : 1);
 	}
@@ -175,7 +175,7 @@ static void check_fork(struct check_list *out, const char *group)
 	close(fd[0]);
 	if (pid > 0)
 		waitpid(pid, NULL, 0);
-	ssize_t mine = vdso_getrandom(parent, sizeof(parent), 0);
+	ssize_t mine = vdsokit_getrandom(parent, sizeof(parent), 0);
 	if (pid < 0 || got != RANDOM_OUT)
 		check_set(r, CHECK_SKIP, "the child could not report its output");
 	else if (mine != RANDOM_OUT || memcmp(parent, child, RANDOM_OUT) == 0 ||
@@ -189,7 +189,7 @@ void verify_getrandom(struct check_list *out, const char *group)
 {
 	check_path(out, group, "(syscall)", random_syscall);
 	check_path(out, group, "(vDSO)", random_raw);
-	check_path(out, group, "(library)", vdso_getrandom);
+	check_path(out, group, "(library)", vdsokit_getrandom);
 	check_threads(out, group);
 	check_fork(out, group);
 }

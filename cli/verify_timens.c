@@ -95,12 +95,12 @@ static void namespace_child(struct timens_shared *sh, double seconds)
 	for (unsigned i = 0; i < SHIFTED_COUNT; i++) {
 		struct shifted_reading *r = &sh->readings[i];
 		clockid_t id = (clockid_t)shifted_clocks[i].clock;
-		struct vdso_timespec a, b, c, d;
+		struct vdsokit_timespec a, b, c, d;
 		memset(&b, 0, sizeof(b));
-		r->rc_sys = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, id, &a);
-		r->rc_raw = vdso_clock_gettime_via(VDSO_VIA_VDSO, id, &b);
-		r->rc_lib = vdso_clock_gettime(id, &c);
-		r->rc_sys |= vdso_clock_gettime_via(VDSO_VIA_SYSCALL, id, &d);
+		r->rc_sys = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, id, &a);
+		r->rc_raw = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, id, &b);
+		r->rc_lib = vdsokit_clock_gettime(id, &c);
+		r->rc_sys |= vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, id, &d);
 		r->sys_before = timespec_ns(&a);
 		r->raw = timespec_ns(&b);
 		r->lib = timespec_ns(&c);
@@ -208,9 +208,9 @@ void verify_time_namespace(struct check_list *out, double seconds)
 	read_ns_link("/proc/self/ns/time", sh->host_ns, sizeof(sh->host_ns));
 
 	int64_t host_before[SHIFTED_COUNT], host_after[SHIFTED_COUNT];
-	struct vdso_timespec ts;
+	struct vdsokit_timespec ts;
 	for (unsigned i = 0; i < SHIFTED_COUNT; i++) {
-		vdso_clock_gettime_via(VDSO_VIA_SYSCALL, (clockid_t)shifted_clocks[i].clock, &ts);
+		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)shifted_clocks[i].clock, &ts);
 		host_before[i] = timespec_ns(&ts);
 	}
 	fflush(NULL);
@@ -229,7 +229,7 @@ void verify_time_namespace(struct check_list *out, double seconds)
 	while (waitpid(helper, &status, 0) < 0 && errno == EINTR)
 		;
 	for (unsigned i = 0; i < SHIFTED_COUNT; i++) {
-		vdso_clock_gettime_via(VDSO_VIA_SYSCALL, (clockid_t)shifted_clocks[i].clock, &ts);
+		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)shifted_clocks[i].clock, &ts);
 		host_after[i] = timespec_ns(&ts);
 	}
 

@@ -15,7 +15,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s OUTPUT\n", argv[0]);
 		return 2;
 	}
-	const struct vdso_image *img = vdso_process_image();
+	const struct vdsokit_image *img = vdsokit_process_image();
 	if (!img) {
 		fprintf(stderr, "%s: this process has no usable vDSO, nothing written\n", argv[0]);
 		return 0;

@@ -29,59 +29,59 @@ static void touch_string(const char *s)
 	if (!s)
 		return;
 	sink += strlen(s);
-	sink += vdso_elf_hash(s) ^ vdso_gnu_hash(s);
+	sink += vdsokit_elf_hash(s) ^ vdsokit_gnu_hash(s);
 }
 
-static void touch_symbol(const struct vdso_image *img, const struct vdso_symbol *sym)
+static void touch_symbol(const struct vdsokit_image *img, const struct vdsokit_symbol *sym)
 {
 	touch_string(sym->name);
 	touch_string(sym->version);
 	sink += sym->value + sym->size + sym->offset + (uint64_t)sym->version_index;
-	sink += image_symbol_is_callable(img, sym);
+	sink += vdsokit__image_symbol_is_callable(img, sym);
 	/* A symbol's address is inside the image: read the byte it points at. */
 	if (sym->address)
 		sink += *(const unsigned char *)sym->address;
 }
 
-static void lookup_everything(const struct vdso_image *img)
+static void lookup_everything(const struct vdsokit_image *img)
 {
-	struct vdso_symbol sym;
+	struct vdsokit_symbol sym;
 	for (size_t n = 0; n < FUZZ_COUNT(fuzz_symbol_names); n++) {
-		if (vdso_image_lookup(img, fuzz_symbol_names[n], NULL, &sym) == 0)
+		if (vdsokit_image_lookup(img, fuzz_symbol_names[n], NULL, &sym) == 0)
 			touch_symbol(img, &sym);
 		for (size_t v = 0; v < FUZZ_COUNT(fuzz_version_names); v++)
-			if (vdso_image_lookup(img, fuzz_symbol_names[n], fuzz_version_names[v], &sym) == 0)
+			if (vdsokit_image_lookup(img, fuzz_symbol_names[n], fuzz_version_names[v], &sym) == 0)
 				touch_symbol(img, &sym);
 	}
 	/* A NULL result pointer is allowed. */
-	sink += (uint64_t)vdso_image_lookup(img, "__vdso_clock_gettime", NULL, NULL);
+	sink += (uint64_t)vdsokit_image_lookup(img, "__vdso_clock_gettime", NULL, NULL);
 }
 
-static void walk_symbols(const struct vdso_image *img)
+static void walk_symbols(const struct vdsokit_image *img)
 {
-	struct vdso_symbol sym, found;
+	struct vdsokit_symbol sym, found;
 	/* One past the end must be refused, not read. */
-	sink += (uint64_t)vdso_image_symbol(img, img->symbol_count, &sym);
+	sink += (uint64_t)vdsokit_image_symbol(img, img->symbol_count, &sym);
 	for (uint32_t i = 0; i < img->symbol_count; i++) {
-		if (vdso_image_symbol(img, i, &sym) != 0)
+		if (vdsokit_image_symbol(img, i, &sym) != 0)
 			continue;
 		touch_symbol(img, &sym);
 		/* Every named symbol, looked up by its own name and version. */
 		if (sym.name && sym.name[0]) {
-			if (vdso_image_lookup(img, sym.name, sym.version, &found) == 0)
+			if (vdsokit_image_lookup(img, sym.name, sym.version, &found) == 0)
 				touch_symbol(img, &found);
-			if (vdso_image_lookup(img, sym.name, NULL, &found) == 0)
+			if (vdsokit_image_lookup(img, sym.name, NULL, &found) == 0)
 				touch_symbol(img, &found);
 		}
 	}
 }
 
-static void walk_versions(const struct vdso_image *img)
+static void walk_versions(const struct vdsokit_image *img)
 {
-	struct vdso_verdef def;
-	sink += (uint64_t)vdso_image_verdef(img, img->verdef_count, &def);
+	struct vdsokit_verdef def;
+	sink += (uint64_t)vdsokit_image_verdef(img, img->verdef_count, &def);
 	for (uint32_t i = 0; i < img->verdef_count; i++) {
-		if (vdso_image_verdef(img, i, &def) != 0)
+		if (vdsokit_image_verdef(img, i, &def) != 0)
 			continue;
 		touch_string(def.name);
 		touch_string(def.parent);
@@ -91,22 +91,22 @@ static void walk_versions(const struct vdso_image *img)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct vdso_image img;
+	struct vdsokit_image img;
 	size_t extent = 0;
 
 	/* The reader the library applies to AT_SYSINFO_EHDR's first page. */
-	if (image_extent(data, size, &extent) == 0)
+	if (vdsokit__image_extent(data, size, &extent) == 0)
 		sink += extent;
 
-	int err = vdso_image_parse(&img, data, size);
-	sink += strlen(vdso_image_strerror(err));
-	touch_string(vdso_machine_name(img.machine, img.elf_class));
+	int err = vdsokit_image_parse(&img, data, size);
+	sink += strlen(vdsokit_image_strerror(err));
+	touch_string(vdsokit_machine_name(img.machine, img.elf_class));
 	if (err) {
 		/* A rejected image is left empty: every reader must refuse it. */
-		struct vdso_symbol sym;
-		struct vdso_verdef def;
-		if (vdso_image_lookup(&img, "__vdso_clock_gettime", NULL, &sym) != -EINVAL ||
-		    vdso_image_symbol(&img, 0, &sym) != -EINVAL || vdso_image_verdef(&img, 0, &def) != -EINVAL)
+		struct vdsokit_symbol sym;
+		struct vdsokit_verdef def;
+		if (vdsokit_image_lookup(&img, "__vdso_clock_gettime", NULL, &sym) != -EINVAL ||
+		    vdsokit_image_symbol(&img, 0, &sym) != -EINVAL || vdsokit_image_verdef(&img, 0, &def) != -EINVAL)
 			__builtin_trap();
 		return 0;
 	}

@@ -7,13 +7,13 @@
  *   - 0 (or the requested value) on success, a negative errno on failure;
  *   - errno is never read nor written;
  *   - nothing is allocated (getrandom's per-thread states excepted, see
- *     vdso_getrandom) and no lock is taken;
- *   - after the first call (or vdso_init()) every call is async-signal-safe.
+ *     vdsokit_getrandom) and no lock is taken;
+ *   - after the first call (or vdsokit_init()) every call is async-signal-safe.
  *
  * Bad pointers: the library passes caller pointers to the vDSO unchanged, as
  * the libc does.  The vDSO writes through them from user space, so a NULL,
  * unmapped or read-only pointer raises SIGSEGV where the syscall would have
- * returned -EFAULT.  Callers that need -EFAULT must use VDSO_VIA_SYSCALL.
+ * returned -EFAULT.  Callers that need -EFAULT must use VDSOKIT_VIA_SYSCALL.
  */
 #ifndef VDSOKIT_H
 #define VDSOKIT_H
@@ -29,17 +29,17 @@ extern "C" {
 #endif
 
 #define VDSOKIT_VERSION_MAJOR 0
-#define VDSOKIT_VERSION_MINOR 1
+#define VDSOKIT_VERSION_MINOR 2
 #define VDSOKIT_VERSION_PATCH 0
-#define VDSOKIT_VERSION_STRING "0.1.0"
+#define VDSOKIT_VERSION_STRING "0.2.0"
 
 /* The kernel's struct __kernel_timespec: 64-bit on every architecture. */
-struct vdso_timespec {
+struct vdsokit_timespec {
 	int64_t tv_sec;
 	int64_t tv_nsec;
 };
 
-struct vdso_timeval {
+struct vdsokit_timeval {
 	int64_t tv_sec;
 	int64_t tv_usec;
 };
@@ -50,26 +50,26 @@ struct timezone;
 /* Calls                                                                  */
 /* ---------------------------------------------------------------------- */
 
-int vdso_clock_gettime(clockid_t clock, struct vdso_timespec *ts);
-int vdso_clock_getres(clockid_t clock, struct vdso_timespec *res);
-int vdso_gettimeofday(struct vdso_timeval *tv, struct timezone *tz);
+int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit_clock_getres(clockid_t clock, struct vdsokit_timespec *res);
+int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz);
 /* Stores the seconds since the epoch in *t (when t is not NULL). */
-int vdso_time(int64_t *t);
-int vdso_getcpu(unsigned *cpu, unsigned *node);
+int vdsokit_time(int64_t *t);
+int vdsokit_getcpu(unsigned *cpu, unsigned *node);
 /*
  * getrandom(2): GRND_NONBLOCK, GRND_RANDOM and GRND_INSECURE as the syscall.
  * Returns the number of bytes written or a negative errno.  The vDSO path
  * keeps one opaque state per thread, mapped on first use with the
  * protection the kernel asks for; GRND_RANDOM always takes the syscall.
  */
-ssize_t vdso_getrandom(void *buf, size_t len, unsigned flags);
+ssize_t vdsokit_getrandom(void *buf, size_t len, unsigned flags);
 /*
  * The ABI thread pointer, the value __builtin_thread_pointer() gives where
  * the compiler supports it (the register the libc's TLS is based on).  On
  * m68k, __vdso_get_thread_area when the vDSO has it, else the
  * get_thread_area syscall.  NULL on an architecture with neither.
  */
-void *vdso_thread_pointer(void);
+void *vdsokit_thread_pointer(void);
 
 /*
  * Locates and resolves everything now instead of at the first call.
@@ -77,7 +77,7 @@ void *vdso_thread_pointer(void);
  * vDSO mapped; -ENOEXEC: the image was rejected) when every call will take
  * the syscall.  Either way the library is ready.
  */
-int vdso_init(void);
+int vdsokit_init(void);
 
 /*
  * Use the image at [base, base + size) instead of AT_SYSINFO_EHDR; base NULL
@@ -85,47 +85,47 @@ int vdso_init(void);
  * functions to be called) for the life of the process.  Must come before
  * the first call of any function of the library: -EBUSY after.
  */
-int vdso_use_image(const void *base, size_t size);
+int vdsokit_use_image(const void *base, size_t size);
 
 /* ---------------------------------------------------------------------- */
 /* Which path a call takes, and why                                        */
 /* ---------------------------------------------------------------------- */
 
-enum vdso_func {
-	VDSO_FN_CLOCK_GETTIME,
-	VDSO_FN_CLOCK_GETRES,
-	VDSO_FN_GETTIMEOFDAY,
-	VDSO_FN_TIME,
-	VDSO_FN_GETCPU,
-	VDSO_FN_GETRANDOM,
-	VDSO_FN_THREAD_POINTER,
-	VDSO_FN_COUNT
+enum vdsokit_func {
+	VDSOKIT_FN_CLOCK_GETTIME,
+	VDSOKIT_FN_CLOCK_GETRES,
+	VDSOKIT_FN_GETTIMEOFDAY,
+	VDSOKIT_FN_TIME,
+	VDSOKIT_FN_GETCPU,
+	VDSOKIT_FN_GETRANDOM,
+	VDSOKIT_FN_THREAD_POINTER,
+	VDSOKIT_FN_COUNT
 };
 
-enum vdso_route {
-	VDSO_ROUTE_VDSO,      /* a vDSO function serves it in user space     */
-	VDSO_ROUTE_VDSO_KERNEL, /* a vDSO function, which enters the kernel   */
-	VDSO_ROUTE_SYSCALL,   /* the library makes the syscall               */
-	VDSO_ROUTE_REGISTER,  /* read from a CPU register (thread pointer)   */
-	VDSO_ROUTE_NONE       /* not available at all on this architecture   */
+enum vdsokit_route {
+	VDSOKIT_ROUTE_VDSO,      /* a vDSO function serves it in user space     */
+	VDSOKIT_ROUTE_VDSO_KERNEL, /* a vDSO function, which enters the kernel   */
+	VDSOKIT_ROUTE_SYSCALL,   /* the library makes the syscall               */
+	VDSOKIT_ROUTE_REGISTER,  /* read from a CPU register (thread pointer)   */
+	VDSOKIT_ROUTE_NONE       /* not available at all on this architecture   */
 };
 
-enum vdso_reason {
-	VDSO_REASON_OK,             /* the fast path                            */
-	VDSO_REASON_NO_VDSO,        /* no AT_SYSINFO_EHDR (vdso=0, qemu-user…)  */
-	VDSO_REASON_BAD_IMAGE,      /* the image failed validation              */
-	VDSO_REASON_NOT_ON_ARCH,    /* no vDSO entry for it on any kernel here  */
-	VDSO_REASON_SYMBOL_ABSENT,  /* this kernel's vDSO lacks the symbol      */
-	VDSO_REASON_CLOCK_IN_KERNEL,/* the vDSO has no user-space read for it   */
-	VDSO_REASON_UNTRUSTED,      /* present but known broken (arm gettime64) */
-	VDSO_REASON_TIME32,         /* only a 32-bit-time entry: used until 2038 */
-	VDSO_REASON_ABI_REGISTER,   /* the ABI keeps it in a register           */
-	VDSO_REASON_NO_STATE        /* getrandom: no opaque state could be had  */
+enum vdsokit_reason {
+	VDSOKIT_REASON_OK,             /* the fast path                            */
+	VDSOKIT_REASON_NO_VDSO,        /* no AT_SYSINFO_EHDR (vdso=0, qemu-user…)  */
+	VDSOKIT_REASON_BAD_IMAGE,      /* the image failed validation              */
+	VDSOKIT_REASON_NOT_ON_ARCH,    /* no vDSO entry for it on any kernel here  */
+	VDSOKIT_REASON_SYMBOL_ABSENT,  /* this kernel's vDSO lacks the symbol      */
+	VDSOKIT_REASON_CLOCK_IN_KERNEL,/* the vDSO has no user-space read for it   */
+	VDSOKIT_REASON_UNTRUSTED,      /* present but known broken (arm gettime64) */
+	VDSOKIT_REASON_TIME32,         /* only a 32-bit-time entry: used until 2038 */
+	VDSOKIT_REASON_ABI_REGISTER,   /* the ABI keeps it in a register           */
+	VDSOKIT_REASON_NO_STATE        /* getrandom: no opaque state could be had  */
 };
 
-struct vdso_path {
-	enum vdso_route route;
-	enum vdso_reason reason;
+struct vdsokit_path {
+	enum vdsokit_route route;
+	enum vdsokit_reason reason;
 	const char *symbol;       /* vDSO symbol used, or NULL                  */
 	const char *version;      /* its version node, or NULL if unversioned   */
 	const void *address;      /* resolved address of symbol, or NULL        */
@@ -133,82 +133,82 @@ struct vdso_path {
 	long syscall_nr;          /* its number, -1 if none                      */
 };
 
-/* clock is ignored except for VDSO_FN_CLOCK_GETTIME and VDSO_FN_CLOCK_GETRES. */
-int vdso_path_of(enum vdso_func fn, clockid_t clock, struct vdso_path *path);
-const char *vdso_func_name(enum vdso_func fn);
-const char *vdso_route_name(enum vdso_route route);
-const char *vdso_reason_text(enum vdso_reason reason);
+/* clock is ignored except for VDSOKIT_FN_CLOCK_GETTIME and VDSOKIT_FN_CLOCK_GETRES. */
+int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_path *path);
+const char *vdsokit_func_name(enum vdsokit_func fn);
+const char *vdsokit_route_name(enum vdsokit_route route);
+const char *vdsokit_reason_text(enum vdsokit_reason reason);
 /* The process-wide image, or NULL when every call takes the syscall. */
-const struct vdso_image *vdso_process_image(void);
+const struct vdsokit_image *vdsokit_process_image(void);
 /* Architecture this library was built for ("x86_64", "aarch64", …). */
-const char *vdso_arch_name(void);
+const char *vdsokit_arch_name(void);
 
 /* ---------------------------------------------------------------------- */
 /* One path only, for tools that compare paths (bench, verify, abi)        */
 /* ---------------------------------------------------------------------- */
 
-enum vdso_via {
-	VDSO_VIA_AUTO,    /* what the plain call does                         */
-	VDSO_VIA_VDSO,    /* the vDSO symbol, any argument, no retry: -ENOSYS
+enum vdsokit_via {
+	VDSOKIT_VIA_AUTO,    /* what the plain call does                         */
+	VDSOKIT_VIA_VDSO,    /* the vDSO symbol, any argument, no retry: -ENOSYS
 			     when the symbol is absent                         */
-	VDSO_VIA_SYSCALL  /* the raw syscall                                 */
+	VDSOKIT_VIA_SYSCALL  /* the raw syscall                                 */
 };
 
-int vdso_clock_gettime_via(enum vdso_via via, clockid_t clock, struct vdso_timespec *ts);
-int vdso_clock_getres_via(enum vdso_via via, clockid_t clock, struct vdso_timespec *res);
-int vdso_gettimeofday_via(enum vdso_via via, struct vdso_timeval *tv, struct timezone *tz);
-int vdso_time_via(enum vdso_via via, int64_t *t);
-int vdso_getcpu_via(enum vdso_via via, unsigned *cpu, unsigned *node);
-ssize_t vdso_getrandom_via(enum vdso_via via, void *buf, size_t len, unsigned flags);
-/* VDSO_VIA_SYSCALL: the kernel's record (arch_prctl, get_thread_area,
+int vdsokit_clock_gettime_via(enum vdsokit_via via, clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit_clock_getres_via(enum vdsokit_via via, clockid_t clock, struct vdsokit_timespec *res);
+int vdsokit_gettimeofday_via(enum vdsokit_via via, struct vdsokit_timeval *tv, struct timezone *tz);
+int vdsokit_time_via(enum vdsokit_via via, int64_t *t);
+int vdsokit_getcpu_via(enum vdsokit_via via, unsigned *cpu, unsigned *node);
+ssize_t vdsokit_getrandom_via(enum vdsokit_via via, void *buf, size_t len, unsigned flags);
+/* VDSOKIT_VIA_SYSCALL: the kernel's record (arch_prctl, get_thread_area,
  * arm's get_tls); NULL where no syscall returns it. */
-void *vdso_thread_pointer_via(enum vdso_via via);
+void *vdsokit_thread_pointer_via(enum vdsokit_via via);
 
 /* ---------------------------------------------------------------------- */
 /* Images: any vDSO (or small shared object) of any architecture           */
 /* ---------------------------------------------------------------------- */
 
-enum vdso_image_error {
-	VDSO_IMAGE_OK = 0,
-	VDSO_IMAGE_TRUNCATED = 1,     /* smaller than its headers say         */
-	VDSO_IMAGE_NOT_ELF,           /* bad magic                            */
-	VDSO_IMAGE_BAD_CLASS,         /* EI_CLASS not 32/64                   */
-	VDSO_IMAGE_BAD_BYTE_ORDER,    /* EI_DATA not LSB/MSB                  */
-	VDSO_IMAGE_BAD_VERSION,       /* EI_VERSION / e_version not current   */
-	VDSO_IMAGE_NOT_SHARED,        /* e_type is not ET_DYN                 */
-	VDSO_IMAGE_BAD_PHDR,          /* program headers out of bounds / size */
-	VDSO_IMAGE_NO_LOAD,           /* no PT_LOAD                           */
-	VDSO_IMAGE_NO_DYNAMIC,        /* no PT_DYNAMIC                        */
-	VDSO_IMAGE_BAD_DYNAMIC,       /* dynamic section out of bounds        */
-	VDSO_IMAGE_BAD_STRTAB,        /* DT_STRTAB/DT_STRSZ missing or outside */
-	VDSO_IMAGE_BAD_SYMTAB,        /* DT_SYMTAB/DT_SYMENT missing or wrong  */
-	VDSO_IMAGE_NO_HASH,           /* neither DT_HASH nor DT_GNU_HASH      */
-	VDSO_IMAGE_BAD_HASH,          /* DT_HASH table out of bounds          */
-	VDSO_IMAGE_BAD_GNU_HASH,      /* DT_GNU_HASH table out of bounds      */
-	VDSO_IMAGE_BAD_VERSYM,        /* DT_VERSYM out of bounds              */
-	VDSO_IMAGE_BAD_VERDEF,        /* DT_VERDEF chain out of bounds/looping */
-	VDSO_IMAGE_WRONG_ARCH,        /* class/byte order/machine not the host's */
-	VDSO_IMAGE_TOO_LARGE,         /* (process image) bigger than a vDSO   */
-	VDSO_IMAGE_ERROR_COUNT
+enum vdsokit_image_error {
+	VDSOKIT_IMAGE_OK = 0,
+	VDSOKIT_IMAGE_TRUNCATED = 1,     /* smaller than its headers say         */
+	VDSOKIT_IMAGE_NOT_ELF,           /* bad magic                            */
+	VDSOKIT_IMAGE_BAD_CLASS,         /* EI_CLASS not 32/64                   */
+	VDSOKIT_IMAGE_BAD_BYTE_ORDER,    /* EI_DATA not LSB/MSB                  */
+	VDSOKIT_IMAGE_BAD_VERSION,       /* EI_VERSION / e_version not current   */
+	VDSOKIT_IMAGE_NOT_SHARED,        /* e_type is not ET_DYN                 */
+	VDSOKIT_IMAGE_BAD_PHDR,          /* program headers out of bounds / size */
+	VDSOKIT_IMAGE_NO_LOAD,           /* no PT_LOAD                           */
+	VDSOKIT_IMAGE_NO_DYNAMIC,        /* no PT_DYNAMIC                        */
+	VDSOKIT_IMAGE_BAD_DYNAMIC,       /* dynamic section out of bounds        */
+	VDSOKIT_IMAGE_BAD_STRTAB,        /* DT_STRTAB/DT_STRSZ missing or outside */
+	VDSOKIT_IMAGE_BAD_SYMTAB,        /* DT_SYMTAB/DT_SYMENT missing or wrong  */
+	VDSOKIT_IMAGE_NO_HASH,           /* neither DT_HASH nor DT_GNU_HASH      */
+	VDSOKIT_IMAGE_BAD_HASH,          /* DT_HASH table out of bounds          */
+	VDSOKIT_IMAGE_BAD_GNU_HASH,      /* DT_GNU_HASH table out of bounds      */
+	VDSOKIT_IMAGE_BAD_VERSYM,        /* DT_VERSYM out of bounds              */
+	VDSOKIT_IMAGE_BAD_VERDEF,        /* DT_VERDEF chain out of bounds/looping */
+	VDSOKIT_IMAGE_WRONG_ARCH,        /* class/byte order/machine not the host's */
+	VDSOKIT_IMAGE_TOO_LARGE,         /* (process image) bigger than a vDSO   */
+	VDSOKIT_IMAGE_ERROR_COUNT
 };
 
-#define VDSO_IMAGE_HAS_SYSV_HASH 0x1u
-#define VDSO_IMAGE_HAS_GNU_HASH  0x2u
-#define VDSO_IMAGE_HAS_VERSYM    0x4u
-#define VDSO_IMAGE_HAS_VERDEF    0x8u
+#define VDSOKIT_IMAGE_HAS_SYSV_HASH 0x1u
+#define VDSOKIT_IMAGE_HAS_GNU_HASH  0x2u
+#define VDSOKIT_IMAGE_HAS_VERSYM    0x4u
+#define VDSOKIT_IMAGE_HAS_VERDEF    0x8u
 
 /*
  * A parsed image.  Caller-allocated (on the stack is fine); the parser keeps
  * pointers into the bytes it was given, so they must outlive it.  The
  * fields below "private" are the parser's and may change between releases.
  */
-struct vdso_image {
+struct vdsokit_image {
 	const unsigned char *data;
 	size_t size;             /* bytes that may be read: the whole image   */
 	unsigned elf_class;      /* 32 or 64                                  */
 	unsigned big_endian;     /* 1 for ELFDATA2MSB                         */
 	unsigned machine;        /* e_machine                                 */
-	unsigned flags;          /* VDSO_IMAGE_HAS_*                          */
+	unsigned flags;          /* VDSOKIT_IMAGE_HAS_*                          */
 	unsigned hash_entry_size;/* 4, or 8 (s390x, alpha)                    */
 	uint32_t symbol_count;   /* entries of the dynamic symbol table       */
 	uint32_t verdef_count;   /* version definitions                       */
@@ -226,7 +226,7 @@ struct vdso_image {
 	size_t exec_lo, exec_hi; /* file offsets of the executable PT_LOAD(s) */
 };
 
-struct vdso_symbol {
+struct vdsokit_symbol {
 	const char *name;
 	const char *version;     /* NULL: unversioned (no DT_VERSYM)          */
 	int version_index;       /* versym & 0x7fff, -1 if none               */
@@ -241,7 +241,7 @@ struct vdso_symbol {
 	const void *address;     /* data + offset, NULL if outside the image  */
 };
 
-struct vdso_verdef {
+struct vdsokit_verdef {
 	unsigned index;          /* vd_ndx                                    */
 	unsigned flags;          /* vd_flags (VER_FLG_BASE = 1)               */
 	uint32_t hash;           /* vd_hash                                   */
@@ -250,26 +250,26 @@ struct vdso_verdef {
 	const char *parent;      /* second Verdaux name, or NULL              */
 };
 
-/* 0 or a positive enum vdso_image_error. */
-int vdso_image_parse(struct vdso_image *img, const void *data, size_t size);
-const char *vdso_image_strerror(int error);
+/* 0 or a positive enum vdsokit_image_error. */
+int vdsokit_image_parse(struct vdsokit_image *img, const void *data, size_t size);
+const char *vdsokit_image_strerror(int error);
 /*
  * A defined function (or untyped) global/weak symbol of that name whose
  * version matches (version NULL: any; unversioned images match any).
  * 0 and *sym filled, or -ENOENT.
  */
-int vdso_image_lookup(const struct vdso_image *img, const char *name,
-		      const char *version, struct vdso_symbol *sym);
+int vdsokit_image_lookup(const struct vdsokit_image *img, const char *name,
+		      const char *version, struct vdsokit_symbol *sym);
 /* Symbol index i, 0 <= i < symbol_count: 0, or -EINVAL if out of range, -ENOEXEC if malformed. */
-int vdso_image_symbol(const struct vdso_image *img, uint32_t i, struct vdso_symbol *sym);
+int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym);
 /* Version definition i, 0 <= i < verdef_count, in chain order. */
-int vdso_image_verdef(const struct vdso_image *img, uint32_t i, struct vdso_verdef *def);
+int vdsokit_image_verdef(const struct vdsokit_image *img, uint32_t i, struct vdsokit_verdef *def);
 /* The ELF (SysV) hash of a string, as DT_HASH and vd_hash use it. */
-uint32_t vdso_elf_hash(const char *name);
+uint32_t vdsokit_elf_hash(const char *name);
 /* The GNU (DJB) hash of a string, as DT_GNU_HASH uses it. */
-uint32_t vdso_gnu_hash(const char *name);
+uint32_t vdsokit_gnu_hash(const char *name);
 /* "x86_64", "aarch64", … for an e_machine (and class), or NULL. */
-const char *vdso_machine_name(unsigned machine, unsigned elf_class);
+const char *vdsokit_machine_name(unsigned machine, unsigned elf_class);
 
 /* ---------------------------------------------------------------------- */
 /* Inline fast path                                                       */
@@ -277,38 +277,38 @@ const char *vdso_machine_name(unsigned machine, unsigned elf_class);
 
 /*
  * Where the vDSO takes 64-bit time natively and is called like any C
- * function (64-bit architectures but powerpc), vdso_clock_gettime() is
+ * function (64-bit architectures but powerpc), vdsokit_clock_gettime() is
  * inlined into the caller: one load, one bit test and the indirect call,
  * as cheap as calling the vDSO pointer directly.  Everything else (first
  * call, fallbacks, other clocks) is the library's out-of-line code.
  * Define VDSOKIT_NO_INLINE to always call the library function.
  * The names below are private to this header and may change with the soname.
  */
-struct vdso__fastpath {
+struct vdsokit__fastpath {
 	/* Bits 0-30: clock ids the vDSO serves in user space; bit 31: ready. 0 until then. */
 	uint32_t gettime_clocks;
-	int (*gettime)(clockid_t, struct vdso_timespec *);
+	int (*gettime)(clockid_t, struct vdsokit_timespec *);
 };
-#define VDSO__FAST_READY 0x80000000u
-extern struct vdso__fastpath vdso__fast;
-int vdso__clock_gettime_slow(clockid_t clock, struct vdso_timespec *ts);
+#define VDSOKIT__FAST_READY 0x80000000u
+extern struct vdsokit__fastpath vdsokit__fast;
+int vdsokit__clock_gettime_slow(clockid_t clock, struct vdsokit_timespec *ts);
 
 #if !defined(VDSOKIT_NO_INLINE) && !defined(__powerpc__) && \
 	(defined(__LP64__) || (defined(__x86_64__) && defined(__ILP32__)))
 #define VDSOKIT_INLINE_GETTIME 1
 
 static inline __attribute__((always_inline)) int
-vdso__clock_gettime_inline(clockid_t clock, struct vdso_timespec *ts)
+vdsokit__clock_gettime_inline(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	uint32_t clocks = __atomic_load_n(&vdso__fast.gettime_clocks, __ATOMIC_ACQUIRE);
+	uint32_t clocks = __atomic_load_n(&vdsokit__fast.gettime_clocks, __ATOMIC_ACQUIRE);
 	if (__builtin_expect((unsigned)clock < 31 && (clocks >> clock) & 1, 1)) {
-		int r = vdso__fast.gettime(clock, ts);
+		int r = vdsokit__fast.gettime(clock, ts);
 		if (__builtin_expect(r != -ENOSYS, 1)) /* the vDSO asks for the syscall */
 			return r;
 	}
-	return vdso__clock_gettime_slow(clock, ts);
+	return vdsokit__clock_gettime_slow(clock, ts);
 }
-#define vdso_clock_gettime(clock, ts) vdso__clock_gettime_inline((clock), (ts))
+#define vdsokit_clock_gettime(clock, ts) vdsokit__clock_gettime_inline((clock), (ts))
 #endif
 
 #ifdef __cplusplus

@@ -8,18 +8,18 @@ static int sys_getcpu(unsigned *cpu, unsigned *node)
 }
 
 /* The third argument (a cache, unused since 2.6.24) is always NULL. */
-static inline int call_getcpu(const struct vdso_entry *e, unsigned *cpu, unsigned *node)
+static inline int call_getcpu(const struct vdsokit_entry *e, unsigned *cpu, unsigned *node)
 {
 #if ARCH_VDSO_CALL5
 	return VCALL3(int, e->fn, cpu, node, 0);
 #else
-	return ((vdso_getcpu_fn)e->fn)(cpu, node, NULL);
+	return ((vdsokit_getcpu_fn)e->fn)(cpu, node, NULL);
 #endif
 }
 
-VDSO_EXPORT int vdso_getcpu(unsigned *cpu, unsigned *node)
+VDSO_EXPORT int vdsokit_getcpu(unsigned *cpu, unsigned *node)
 {
-	const struct vdso_state *s = vdso_state();
+	const struct vdsokit_state *s = vdsokit_state();
 	if (likely(s->getcpu.fn != NULL)) {
 		int r = call_getcpu(&s->getcpu, cpu, node);
 		if (likely(r != -ENOSYS))
@@ -28,13 +28,13 @@ VDSO_EXPORT int vdso_getcpu(unsigned *cpu, unsigned *node)
 	return sys_getcpu(cpu, node);
 }
 
-VDSO_EXPORT int vdso_getcpu_via(enum vdso_via via, unsigned *cpu, unsigned *node)
+VDSO_EXPORT int vdsokit_getcpu_via(enum vdsokit_via via, unsigned *cpu, unsigned *node)
 {
-	if (via == VDSO_VIA_SYSCALL)
+	if (via == VDSOKIT_VIA_SYSCALL)
 		return sys_getcpu(cpu, node);
-	if (via == VDSO_VIA_VDSO) {
-		const struct vdso_state *s = vdso_state();
+	if (via == VDSOKIT_VIA_VDSO) {
+		const struct vdsokit_state *s = vdsokit_state();
 		return s->getcpu.fn ? call_getcpu(&s->getcpu, cpu, node) : -ENOSYS;
 	}
-	return vdso_getcpu(cpu, node);
+	return vdsokit_getcpu(cpu, node);
 }

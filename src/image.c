@@ -34,19 +34,19 @@ enum {
 #define DT_VERDEFNUM  0x6ffffffdu
 
 /* Bounds: true when [off, off + len) lies inside the image, overflow-safe. */
-static int in_image(const struct vdso_image *img, uint64_t off, uint64_t len)
+static int in_image(const struct vdsokit_image *img, uint64_t off, uint64_t len)
 {
 	return off <= img->size && len <= img->size - off;
 }
 
-static uint16_t rd16(const struct vdso_image *img, size_t off)
+static uint16_t rd16(const struct vdsokit_image *img, size_t off)
 {
 	const unsigned char *p = img->data + off;
 	return img->big_endian ? (uint16_t)(p[0] << 8 | p[1])
 			       : (uint16_t)(p[1] << 8 | p[0]);
 }
 
-static uint32_t rd32(const struct vdso_image *img, size_t off)
+static uint32_t rd32(const struct vdsokit_image *img, size_t off)
 {
 	const unsigned char *p = img->data + off;
 	if (img->big_endian)
@@ -54,14 +54,14 @@ static uint32_t rd32(const struct vdso_image *img, size_t off)
 	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
 }
 
-static uint64_t rd64(const struct vdso_image *img, size_t off)
+static uint64_t rd64(const struct vdsokit_image *img, size_t off)
 {
 	uint64_t hi = rd32(img, off), lo = rd32(img, off + 4);
 	return img->big_endian ? hi << 32 | lo : lo << 32 | hi;
 }
 
 /* A word of the image's class: Elf32_Addr/Off/Word or Elf64_Addr/Off/Xword. */
-static uint64_t rdword(const struct vdso_image *img, size_t off)
+static uint64_t rdword(const struct vdsokit_image *img, size_t off)
 {
 	return img->elf_class == 64 ? rd64(img, off) : rd32(img, off);
 }
@@ -92,7 +92,7 @@ static const struct elf_layout layout64 = {
 	.st_name = 0, .st_value = 8, .st_size = 16, .st_info = 4, .st_other = 5, .st_shndx = 6,
 };
 
-static const struct elf_layout *layout_of(const struct vdso_image *img)
+static const struct elf_layout *layout_of(const struct vdsokit_image *img)
 {
 	return img->elf_class == 64 ? &layout64 : &layout32;
 }
@@ -102,7 +102,7 @@ static const struct elf_layout *layout_of(const struct vdso_image *img)
  * is laid out as its first PT_LOAD says (p_vaddr - p_offset is constant
  * over a vDSO, which has one load segment, or several mapped contiguously).
  */
-static int vaddr_to_offset(const struct vdso_image *img, uint64_t vaddr, size_t *off)
+static int vaddr_to_offset(const struct vdsokit_image *img, uint64_t vaddr, size_t *off)
 {
 	if (vaddr < img->load_vaddr || vaddr - img->load_vaddr >= img->size)
 		return -1;
@@ -111,7 +111,7 @@ static int vaddr_to_offset(const struct vdso_image *img, uint64_t vaddr, size_t 
 }
 
 /* A NUL-terminated string at strtab + index, or NULL. */
-static const char *string_at(const struct vdso_image *img, uint64_t index)
+static const char *string_at(const struct vdsokit_image *img, uint64_t index)
 {
 	if (index >= img->strsz)
 		return NULL;
@@ -121,40 +121,40 @@ static const char *string_at(const struct vdso_image *img, uint64_t index)
 	return s;
 }
 
-static int parse_header(struct vdso_image *img)
+static int parse_header(struct vdsokit_image *img)
 {
 	const unsigned char *d = img->data;
 	if (img->size < 16)
-		return VDSO_IMAGE_TRUNCATED;
+		return VDSOKIT_IMAGE_TRUNCATED;
 	if (d[0] != 0x7f || d[1] != 'E' || d[2] != 'L' || d[3] != 'F')
-		return VDSO_IMAGE_NOT_ELF;
+		return VDSOKIT_IMAGE_NOT_ELF;
 	if (d[4] != ELFCLASS32 && d[4] != ELFCLASS64)
-		return VDSO_IMAGE_BAD_CLASS;
+		return VDSOKIT_IMAGE_BAD_CLASS;
 	if (d[5] != ELFDATA2LSB && d[5] != ELFDATA2MSB)
-		return VDSO_IMAGE_BAD_BYTE_ORDER;
+		return VDSOKIT_IMAGE_BAD_BYTE_ORDER;
 	if (d[6] != EV_CURRENT)
-		return VDSO_IMAGE_BAD_VERSION;
+		return VDSOKIT_IMAGE_BAD_VERSION;
 	img->elf_class = d[4] == ELFCLASS64 ? 64 : 32;
 	img->big_endian = d[5] == ELFDATA2MSB;
 
 	const struct elf_layout *L = layout_of(img);
 	if (img->size < L->ehdr_size)
-		return VDSO_IMAGE_TRUNCATED;
+		return VDSOKIT_IMAGE_TRUNCATED;
 	if (rd16(img, 16) != ET_DYN)
-		return VDSO_IMAGE_NOT_SHARED;
+		return VDSOKIT_IMAGE_NOT_SHARED;
 	img->machine = rd16(img, 18);
 	if (rd32(img, 20) != EV_CURRENT)
-		return VDSO_IMAGE_BAD_VERSION;
+		return VDSOKIT_IMAGE_BAD_VERSION;
 	img->e_flags = rd32(img, L->e_flags);
 	img->hash_entry_size = 4;
 	/* 64-bit s390 and alpha use 8-byte DT_HASH entries (their ABIs say so). */
 	if (img->elf_class == 64 && (img->machine == EM_S390 || img->machine == EM_ALPHA))
 		img->hash_entry_size = 8;
-	return VDSO_IMAGE_OK;
+	return VDSOKIT_IMAGE_OK;
 }
 
 /* Finds PT_LOAD, PT_DYNAMIC and the build-id note. */
-static int parse_program_headers(struct vdso_image *img, size_t *dyn_off, size_t *dyn_size)
+static int parse_program_headers(struct vdsokit_image *img, size_t *dyn_off, size_t *dyn_size)
 {
 	const struct elf_layout *L = layout_of(img);
 	uint64_t phoff = rdword(img, L->e_phoff);
@@ -164,7 +164,7 @@ static int parse_program_headers(struct vdso_image *img, size_t *dyn_off, size_t
 
 	if (phentsize != L->phdr_size || phnum == 0 ||
 	    !in_image(img, phoff, (uint64_t)phnum * phentsize))
-		return VDSO_IMAGE_BAD_PHDR;
+		return VDSOKIT_IMAGE_BAD_PHDR;
 
 	img->exec_lo = img->exec_hi = 0;
 	for (unsigned i = 0; i < phnum; i++) {
@@ -177,7 +177,7 @@ static int parse_program_headers(struct vdso_image *img, size_t *dyn_off, size_t
 		if (type == PT_LOAD) {
 			if (!have_load) {
 				if (vaddr < offset)
-					return VDSO_IMAGE_BAD_PHDR;
+					return VDSOKIT_IMAGE_BAD_PHDR;
 				img->load_vaddr = vaddr - offset;
 				have_load = 1;
 			}
@@ -192,22 +192,22 @@ static int parse_program_headers(struct vdso_image *img, size_t *dyn_off, size_t
 			dyn_filesz = filesz;
 			*dyn_off = (size_t)offset;
 			if (!in_image(img, offset, filesz))
-				return VDSO_IMAGE_BAD_DYNAMIC;
+				return VDSOKIT_IMAGE_BAD_DYNAMIC;
 		} else if (type == PT_NOTE && in_image(img, offset, filesz)) {
-			image_find_build_id(img, (size_t)offset, (size_t)filesz);
+			vdsokit__image_find_build_id(img, (size_t)offset, (size_t)filesz);
 		}
 	}
 	if (!have_load)
-		return VDSO_IMAGE_NO_LOAD;
+		return VDSOKIT_IMAGE_NO_LOAD;
 	if (!have_dynamic)
-		return VDSO_IMAGE_NO_DYNAMIC;
+		return VDSOKIT_IMAGE_NO_DYNAMIC;
 	*dyn_size = (size_t)dyn_filesz;
-	return VDSO_IMAGE_OK;
+	return VDSOKIT_IMAGE_OK;
 }
 
-int image_extent(const void *data, size_t avail, size_t *extent)
+int vdsokit__image_extent(const void *data, size_t avail, size_t *extent)
 {
-	struct vdso_image img;
+	struct vdsokit_image img;
 	memset(&img, 0, sizeof(img));
 	img.data = data;
 	img.size = avail;
@@ -219,7 +219,7 @@ int image_extent(const void *data, size_t avail, size_t *extent)
 	unsigned phentsize = rd16(&img, L->e_phentsize), phnum = rd16(&img, L->e_phnum);
 	if (phentsize != L->phdr_size || phnum == 0 ||
 	    !in_image(&img, phoff, (uint64_t)phnum * phentsize))
-		return VDSO_IMAGE_BAD_PHDR;
+		return VDSOKIT_IMAGE_BAD_PHDR;
 	uint64_t end = 0;
 	for (unsigned i = 0; i < phnum; i++) {
 		size_t ph = (size_t)phoff + (size_t)i * phentsize;
@@ -229,17 +229,17 @@ int image_extent(const void *data, size_t avail, size_t *extent)
 		uint64_t filesz = rdword(&img, ph + L->p_filesz);
 		/* Checked without wrapping: offset + filesz must fit a size_t. */
 		if (offset > SIZE_MAX || filesz > SIZE_MAX - offset)
-			return VDSO_IMAGE_BAD_PHDR;
+			return VDSOKIT_IMAGE_BAD_PHDR;
 		if (offset + filesz > end)
 			end = offset + filesz;
 	}
 	if (end == 0)
-		return VDSO_IMAGE_NO_LOAD;
+		return VDSOKIT_IMAGE_NO_LOAD;
 	*extent = (size_t)end;
-	return VDSO_IMAGE_OK;
+	return VDSOKIT_IMAGE_OK;
 }
 
-void image_find_build_id(struct vdso_image *img, size_t off, size_t len)
+void vdsokit__image_find_build_id(struct vdsokit_image *img, size_t off, size_t len)
 {
 	size_t end = off + len;
 	/* Each note: namesz, descsz, type, then name and desc padded to 4. */
@@ -260,7 +260,7 @@ void image_find_build_id(struct vdso_image *img, size_t off, size_t len)
 }
 
 /* Reads the dynamic section; tables are stored as checked offsets. */
-static int parse_dynamic(struct vdso_image *img, size_t dyn_off, size_t dyn_size)
+static int parse_dynamic(struct vdsokit_image *img, size_t dyn_off, size_t dyn_size)
 {
 	const struct elf_layout *L = layout_of(img);
 	uint64_t strtab = 0, symtab = 0, strsz = 0, syment = 0, hash = 0, gnu_hash = 0;
@@ -277,10 +277,10 @@ static int parse_dynamic(struct vdso_image *img, size_t dyn_off, size_t dyn_size
 		case DT_SYMTAB: symtab = val; have_symtab = 1; break;
 		case DT_STRSZ: strsz = val; break;
 		case DT_SYMENT: syment = val; break;
-		case DT_HASH: hash = val; img->flags |= VDSO_IMAGE_HAS_SYSV_HASH; break;
-		case DT_GNU_HASH: gnu_hash = val; img->flags |= VDSO_IMAGE_HAS_GNU_HASH; break;
-		case DT_VERSYM: versym = val; img->flags |= VDSO_IMAGE_HAS_VERSYM; break;
-		case DT_VERDEF: verdef = val; img->flags |= VDSO_IMAGE_HAS_VERDEF; break;
+		case DT_HASH: hash = val; img->flags |= VDSOKIT_IMAGE_HAS_SYSV_HASH; break;
+		case DT_GNU_HASH: gnu_hash = val; img->flags |= VDSOKIT_IMAGE_HAS_GNU_HASH; break;
+		case DT_VERSYM: versym = val; img->flags |= VDSOKIT_IMAGE_HAS_VERSYM; break;
+		case DT_VERDEF: verdef = val; img->flags |= VDSOKIT_IMAGE_HAS_VERDEF; break;
 		case DT_VERDEFNUM: verdefnum = val; break;
 		default: break;
 		}
@@ -288,60 +288,60 @@ static int parse_dynamic(struct vdso_image *img, size_t dyn_off, size_t dyn_size
 
 	size_t off;
 	if (!have_strtab || vaddr_to_offset(img, strtab, &off) || !in_image(img, off, strsz) || strsz == 0)
-		return VDSO_IMAGE_BAD_STRTAB;
+		return VDSOKIT_IMAGE_BAD_STRTAB;
 	/*
 	 * A string table ends with a NUL (the ELF spec says so, and every
 	 * linker writes one): then no string in it can run past its end.
 	 */
 	if (img->data[off + strsz - 1] != '\0')
-		return VDSO_IMAGE_BAD_STRTAB;
+		return VDSOKIT_IMAGE_BAD_STRTAB;
 	img->strtab = off;
 	img->strsz = (size_t)strsz;
 
 	if (!have_symtab || syment != L->sym_size || vaddr_to_offset(img, symtab, &off))
-		return VDSO_IMAGE_BAD_SYMTAB;
+		return VDSOKIT_IMAGE_BAD_SYMTAB;
 	img->symtab = off;
 	img->syment = (size_t)syment;
 
-	if (!(img->flags & (VDSO_IMAGE_HAS_SYSV_HASH | VDSO_IMAGE_HAS_GNU_HASH)))
-		return VDSO_IMAGE_NO_HASH;
-	if (img->flags & VDSO_IMAGE_HAS_SYSV_HASH) {
-		int err = image_parse_sysv_hash(img, hash);
+	if (!(img->flags & (VDSOKIT_IMAGE_HAS_SYSV_HASH | VDSOKIT_IMAGE_HAS_GNU_HASH)))
+		return VDSOKIT_IMAGE_NO_HASH;
+	if (img->flags & VDSOKIT_IMAGE_HAS_SYSV_HASH) {
+		int err = vdsokit__image_parse_sysv_hash(img, hash);
 		if (err)
 			return err;
 	}
-	if (img->flags & VDSO_IMAGE_HAS_GNU_HASH) {
-		int err = image_parse_gnu_hash(img, gnu_hash);
+	if (img->flags & VDSOKIT_IMAGE_HAS_GNU_HASH) {
+		int err = vdsokit__image_parse_gnu_hash(img, gnu_hash);
 		if (err)
 			return err;
 	}
 	/* Every symbol index below symbol_count must be a readable entry. */
 	if (!in_image(img, img->symtab, (uint64_t)img->symbol_count * img->syment))
-		return VDSO_IMAGE_BAD_SYMTAB;
+		return VDSOKIT_IMAGE_BAD_SYMTAB;
 
-	if (img->flags & VDSO_IMAGE_HAS_VERSYM) {
+	if (img->flags & VDSOKIT_IMAGE_HAS_VERSYM) {
 		if (vaddr_to_offset(img, versym, &off) ||
 		    !in_image(img, off, (uint64_t)img->symbol_count * 2))
-			return VDSO_IMAGE_BAD_VERSYM;
+			return VDSOKIT_IMAGE_BAD_VERSYM;
 		img->versym = off;
 	}
-	if (img->flags & VDSO_IMAGE_HAS_VERDEF) {
+	if (img->flags & VDSOKIT_IMAGE_HAS_VERDEF) {
 		if (vaddr_to_offset(img, verdef, &off))
-			return VDSO_IMAGE_BAD_VERDEF;
+			return VDSOKIT_IMAGE_BAD_VERDEF;
 		img->verdef = off;
-		return image_parse_verdefs(img, verdefnum);
+		return vdsokit__image_parse_verdefs(img, verdefnum);
 	}
-	return VDSO_IMAGE_OK;
+	return VDSOKIT_IMAGE_OK;
 }
 
-VDSO_EXPORT int vdso_image_parse(struct vdso_image *img, const void *data, size_t size)
+VDSO_EXPORT int vdsokit_image_parse(struct vdsokit_image *img, const void *data, size_t size)
 {
 	size_t dyn_off = 0, dyn_size = 0;
 	int err;
 
 	memset(img, 0, sizeof(*img));
 	if (!data)
-		return VDSO_IMAGE_TRUNCATED;
+		return VDSOKIT_IMAGE_TRUNCATED;
 	img->data = data;
 	img->size = size;
 	err = parse_header(img);
@@ -362,7 +362,7 @@ VDSO_EXPORT int vdso_image_parse(struct vdso_image *img, const void *data, size_
 
 /* ---- hash tables ------------------------------------------------------ */
 
-VDSO_EXPORT uint32_t vdso_elf_hash(const char *name)
+VDSO_EXPORT uint32_t vdsokit_elf_hash(const char *name)
 {
 	uint32_t h = 0;
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
@@ -374,7 +374,7 @@ VDSO_EXPORT uint32_t vdso_elf_hash(const char *name)
 	return h;
 }
 
-VDSO_EXPORT uint32_t vdso_gnu_hash(const char *name)
+VDSO_EXPORT uint32_t vdsokit_gnu_hash(const char *name)
 {
 	uint32_t h = 5381;
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
@@ -382,38 +382,38 @@ VDSO_EXPORT uint32_t vdso_gnu_hash(const char *name)
 	return h;
 }
 
-static uint64_t hash_word(const struct vdso_image *img, size_t index)
+static uint64_t hash_word(const struct vdsokit_image *img, size_t index)
 {
 	size_t off = img->hash + index * img->hash_entry_size;
 	return img->hash_entry_size == 8 ? rd64(img, off) : rd32(img, off);
 }
 
-int image_parse_sysv_hash(struct vdso_image *img, uint64_t vaddr)
+int vdsokit__image_parse_sysv_hash(struct vdsokit_image *img, uint64_t vaddr)
 {
 	size_t off;
 	unsigned es = img->hash_entry_size;
 	if (vaddr_to_offset(img, vaddr, &off) || !in_image(img, off, 2 * (uint64_t)es))
-		return VDSO_IMAGE_BAD_HASH;
+		return VDSOKIT_IMAGE_BAD_HASH;
 	img->hash = off;
 	uint64_t nbucket = hash_word(img, 0), nchain = hash_word(img, 1);
 	if (nbucket == 0 || nbucket > UINT32_MAX || nchain > UINT32_MAX ||
 	    !in_image(img, off, (2 + nbucket + nchain) * es))
-		return VDSO_IMAGE_BAD_HASH;
+		return VDSOKIT_IMAGE_BAD_HASH;
 	img->hash_nbucket = (uint32_t)nbucket;
 	img->hash_nchain = (uint32_t)nchain;
 	/* nchain is, by definition, the number of dynamic symbols. */
 	img->symbol_count = (uint32_t)nchain;
-	return VDSO_IMAGE_OK;
+	return VDSOKIT_IMAGE_OK;
 }
 
-static uint32_t gnu_bucket(const struct vdso_image *img, uint32_t i)
+static uint32_t gnu_bucket(const struct vdsokit_image *img, uint32_t i)
 {
 	size_t words = (size_t)img->gnu_bloom_size * (img->elf_class / 8);
 	return rd32(img, img->gnu_hash + 16 + words + (size_t)i * 4);
 }
 
 /* Offset of the chain word of symbol index sym (>= gnu_symoffset), or 0. */
-static size_t gnu_chain_offset(const struct vdso_image *img, uint32_t sym)
+static size_t gnu_chain_offset(const struct vdsokit_image *img, uint32_t sym)
 {
 	size_t words = (size_t)img->gnu_bloom_size * (img->elf_class / 8);
 	uint64_t off = (uint64_t)img->gnu_hash + 16 + words + (uint64_t)img->gnu_nbucket * 4 +
@@ -421,11 +421,11 @@ static size_t gnu_chain_offset(const struct vdso_image *img, uint32_t sym)
 	return in_image(img, off, 4) ? (size_t)off : 0;
 }
 
-int image_parse_gnu_hash(struct vdso_image *img, uint64_t vaddr)
+int vdsokit__image_parse_gnu_hash(struct vdsokit_image *img, uint64_t vaddr)
 {
 	size_t off;
 	if (vaddr_to_offset(img, vaddr, &off) || !in_image(img, off, 16))
-		return VDSO_IMAGE_BAD_GNU_HASH;
+		return VDSOKIT_IMAGE_BAD_GNU_HASH;
 	img->gnu_hash = off;
 	img->gnu_nbucket = rd32(img, off);
 	img->gnu_symoffset = rd32(img, off + 4);
@@ -435,7 +435,7 @@ int image_parse_gnu_hash(struct vdso_image *img, uint64_t vaddr)
 	if (img->gnu_nbucket == 0 || img->gnu_bloom_size == 0 ||
 	    (img->gnu_bloom_size & (img->gnu_bloom_size - 1)) ||
 	    !in_image(img, off, 16 + bloom_bytes + (uint64_t)img->gnu_nbucket * 4))
-		return VDSO_IMAGE_BAD_GNU_HASH;
+		return VDSOKIT_IMAGE_BAD_GNU_HASH;
 
 	/*
 	 * The symbol count is not stored: it is one past the last symbol of the
@@ -446,7 +446,7 @@ int image_parse_gnu_hash(struct vdso_image *img, uint64_t vaddr)
 	for (uint32_t b = 0; b < img->gnu_nbucket; b++) {
 		uint32_t start = gnu_bucket(img, b);
 		if (start && start < img->gnu_symoffset)
-			return VDSO_IMAGE_BAD_GNU_HASH;
+			return VDSOKIT_IMAGE_BAD_GNU_HASH;
 		if (start > last)
 			last = start;
 	}
@@ -456,21 +456,21 @@ int image_parse_gnu_hash(struct vdso_image *img, uint64_t vaddr)
 		for (;;) {
 			size_t c = gnu_chain_offset(img, i);
 			if (!c || i == UINT32_MAX)
-				return VDSO_IMAGE_BAD_GNU_HASH;
+				return VDSOKIT_IMAGE_BAD_GNU_HASH;
 			if (rd32(img, c) & 1)
 				break;
 			i++;
 		}
 		count = i + 1;
 	}
-	if (img->flags & VDSO_IMAGE_HAS_SYSV_HASH) {
+	if (img->flags & VDSOKIT_IMAGE_HAS_SYSV_HASH) {
 		/* Both tables describe the same symbols; nchain is authoritative. */
 		if (count > img->symbol_count)
-			return VDSO_IMAGE_BAD_GNU_HASH;
+			return VDSOKIT_IMAGE_BAD_GNU_HASH;
 	} else {
 		img->symbol_count = count;
 	}
-	return VDSO_IMAGE_OK;
+	return VDSOKIT_IMAGE_OK;
 }
 
 /* ---- versions --------------------------------------------------------- */
@@ -478,7 +478,7 @@ int image_parse_gnu_hash(struct vdso_image *img, uint64_t vaddr)
 /* Elf_Verdef and Elf_Verdaux are the same for both classes. */
 enum { VD_SIZE = 20, VDA_SIZE = 8 };
 
-int image_parse_verdefs(struct vdso_image *img, uint64_t declared)
+int vdsokit__image_parse_verdefs(struct vdsokit_image *img, uint64_t declared)
 {
 	uint64_t off = img->verdef;
 	uint32_t n = 0;
@@ -488,27 +488,27 @@ int image_parse_verdefs(struct vdso_image *img, uint64_t declared)
 	 */
 	for (;;) {
 		if (!in_image(img, off, VD_SIZE) || n >= img->size / VD_SIZE)
-			return VDSO_IMAGE_BAD_VERDEF;
+			return VDSOKIT_IMAGE_BAD_VERDEF;
 		uint32_t aux = rd32(img, off + 12), next = rd32(img, off + 16);
 		if (rd16(img, off + 6) > 0 &&
 		    (!in_image(img, off + aux, VDA_SIZE) ||
 		     !string_at(img, rd32(img, off + aux))))
-			return VDSO_IMAGE_BAD_VERDEF;
+			return VDSOKIT_IMAGE_BAD_VERDEF;
 		n++;
 		if (next == 0)
 			break;
 		if (next < VD_SIZE)   /* backwards or overlapping: a loop */
-			return VDSO_IMAGE_BAD_VERDEF;
+			return VDSOKIT_IMAGE_BAD_VERDEF;
 		off += next;
 	}
 	if (declared && declared != n)
-		return VDSO_IMAGE_BAD_VERDEF;
+		return VDSOKIT_IMAGE_BAD_VERDEF;
 	img->verdef_count = n;
-	return VDSO_IMAGE_OK;
+	return VDSOKIT_IMAGE_OK;
 }
 
 /* Decodes the (checked) version definition at offset off. */
-static int vdso_image_verdef_at(const struct vdso_image *img, size_t off, struct vdso_verdef *def)
+static int vdsokit_image_verdef_at(const struct vdsokit_image *img, size_t off, struct vdsokit_verdef *def)
 {
 	memset(def, 0, sizeof(*def));
 	def->flags = rd16(img, off + 2);
@@ -525,24 +525,24 @@ static int vdso_image_verdef_at(const struct vdso_image *img, size_t off, struct
 	return 0;
 }
 
-VDSO_EXPORT int vdso_image_verdef(const struct vdso_image *img, uint32_t i, struct vdso_verdef *def)
+VDSO_EXPORT int vdsokit_image_verdef(const struct vdsokit_image *img, uint32_t i, struct vdsokit_verdef *def)
 {
-	if (!(img->flags & VDSO_IMAGE_HAS_VERDEF) || i >= img->verdef_count)
+	if (!(img->flags & VDSOKIT_IMAGE_HAS_VERDEF) || i >= img->verdef_count)
 		return -EINVAL;
 	size_t off = img->verdef;
 	for (uint32_t k = 0; k < i; k++)
-		off += rd32(img, off + 16);   /* checked by image_parse_verdefs */
-	return vdso_image_verdef_at(img, off, def);
+		off += rd32(img, off + 16);   /* checked by vdsokit__image_parse_verdefs */
+	return vdsokit_image_verdef_at(img, off, def);
 }
 
 /* The version definition with index ndx (not the base), or -1: one walk of the chain. */
-static int find_verdef(const struct vdso_image *img, unsigned ndx, struct vdso_verdef *def)
+static int find_verdef(const struct vdsokit_image *img, unsigned ndx, struct vdsokit_verdef *def)
 {
 	size_t off = img->verdef;
-	for (uint32_t i = 0; (img->flags & VDSO_IMAGE_HAS_VERDEF) && i < img->verdef_count; i++) {
-		/* The chain was checked whole by image_parse_verdefs. */
+	for (uint32_t i = 0; (img->flags & VDSOKIT_IMAGE_HAS_VERDEF) && i < img->verdef_count; i++) {
+		/* The chain was checked whole by vdsokit__image_parse_verdefs. */
 		if (rd16(img, off + 4) == ndx && !(rd16(img, off + 2) & VER_FLG_BASE))
-			return vdso_image_verdef_at(img, off, def);
+			return vdsokit_image_verdef_at(img, off, def);
 		off += rd32(img, off + 16);
 	}
 	return -1;
@@ -550,7 +550,7 @@ static int find_verdef(const struct vdso_image *img, unsigned ndx, struct vdso_v
 
 /* ---- symbols ---------------------------------------------------------- */
 
-VDSO_EXPORT int vdso_image_symbol(const struct vdso_image *img, uint32_t i, struct vdso_symbol *sym)
+VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym)
 {
 	const struct elf_layout *L = layout_of(img);
 	if (!img->data || i >= img->symbol_count)
@@ -569,11 +569,11 @@ VDSO_EXPORT int vdso_image_symbol(const struct vdso_image *img, uint32_t i, stru
 	sym->visibility = img->data[s + L->st_other] & 3;
 	sym->shndx = rd16(img, s + L->st_shndx);
 	sym->version_index = -1;
-	if (img->flags & VDSO_IMAGE_HAS_VERSYM) {
+	if (img->flags & VDSOKIT_IMAGE_HAS_VERSYM) {
 		uint16_t vs = rd16(img, img->versym + (size_t)i * 2);
 		sym->version_index = vs & 0x7fff;
 		sym->version_hidden = !!(vs & 0x8000);
-		struct vdso_verdef def;
+		struct vdsokit_verdef def;
 		if (sym->version_index > 1 && find_verdef(img, (unsigned)sym->version_index, &def) == 0)
 			sym->version = def.name;
 	}
@@ -590,15 +590,15 @@ VDSO_EXPORT int vdso_image_symbol(const struct vdso_image *img, uint32_t i, stru
  * name is compared first, straight from the symbol table, so the chain's
  * other entries cost one string compare each.
  */
-static int symbol_matches(const struct vdso_image *img, uint32_t i, const char *name,
-			  const char *version, struct vdso_symbol *sym)
+static int symbol_matches(const struct vdsokit_image *img, uint32_t i, const char *name,
+			  const char *version, struct vdsokit_symbol *sym)
 {
 	const struct elf_layout *L = layout_of(img);
 	size_t s = img->symtab + (size_t)i * img->syment;
 	const char *sym_name = string_at(img, rd32(img, s + L->st_name));
 	if (!sym_name || strcmp(sym_name, name) != 0)
 		return 0;
-	if (vdso_image_symbol(img, i, sym))
+	if (vdsokit_image_symbol(img, i, sym))
 		return 0;
 	if (sym->type != STT_FUNC && sym->type != STT_NOTYPE)
 		return 0;
@@ -606,18 +606,18 @@ static int symbol_matches(const struct vdso_image *img, uint32_t i, const char *
 		return 0;
 	if (sym->shndx == SHN_UNDEF || !sym->address)
 		return 0;
-	if (!version || !(img->flags & VDSO_IMAGE_HAS_VERSYM))
+	if (!version || !(img->flags & VDSOKIT_IMAGE_HAS_VERSYM))
 		return 1;   /* unversioned images match any version */
-	struct vdso_verdef def;
+	struct vdsokit_verdef def;
 	if (find_verdef(img, (unsigned)sym->version_index, &def))
 		return 0;
-	return def.hash == vdso_elf_hash(version) && def.name && strcmp(def.name, version) == 0;
+	return def.hash == vdsokit_elf_hash(version) && def.name && strcmp(def.name, version) == 0;
 }
 
-static int lookup_sysv(const struct vdso_image *img, const char *name, const char *version,
-		       struct vdso_symbol *sym)
+static int lookup_sysv(const struct vdsokit_image *img, const char *name, const char *version,
+		       struct vdsokit_symbol *sym)
 {
-	uint64_t i = hash_word(img, 2 + vdso_elf_hash(name) % img->hash_nbucket);
+	uint64_t i = hash_word(img, 2 + vdsokit_elf_hash(name) % img->hash_nbucket);
 	/* At most nchain steps: a cyclic chain ends here instead of spinning. */
 	for (uint32_t steps = 0; i != STN_UNDEF && steps <= img->hash_nchain; steps++) {
 		if (i >= img->hash_nchain)
@@ -629,10 +629,10 @@ static int lookup_sysv(const struct vdso_image *img, const char *name, const cha
 	return -ENOENT;
 }
 
-static int lookup_gnu(const struct vdso_image *img, const char *name, const char *version,
-		      struct vdso_symbol *sym)
+static int lookup_gnu(const struct vdsokit_image *img, const char *name, const char *version,
+		      struct vdsokit_symbol *sym)
 {
-	uint32_t h = vdso_gnu_hash(name);
+	uint32_t h = vdsokit_gnu_hash(name);
 	unsigned bits = img->elf_class;
 	size_t word_off = img->gnu_hash + 16 + (size_t)((h / bits) & (img->gnu_bloom_size - 1)) * (bits / 8);
 	uint64_t word = rdword(img, word_off);
@@ -656,55 +656,55 @@ static int lookup_gnu(const struct vdso_image *img, const char *name, const char
 	return -ENOENT;
 }
 
-VDSO_EXPORT int vdso_image_lookup(const struct vdso_image *img, const char *name, const char *version,
-		      struct vdso_symbol *sym)
+VDSO_EXPORT int vdsokit_image_lookup(const struct vdsokit_image *img, const char *name, const char *version,
+		      struct vdsokit_symbol *sym)
 {
-	struct vdso_symbol scratch;
+	struct vdsokit_symbol scratch;
 	if (!sym)
 		sym = &scratch;
 	if (!img->data || !name)
 		return -EINVAL;
 	/* GNU hash has a bloom filter: faster misses.  Either gives the same answer. */
-	if (img->flags & VDSO_IMAGE_HAS_GNU_HASH)
+	if (img->flags & VDSOKIT_IMAGE_HAS_GNU_HASH)
 		return lookup_gnu(img, name, version, sym);
 	return lookup_sysv(img, name, version, sym);
 }
 
-int image_symbol_is_callable(const struct vdso_image *img, const struct vdso_symbol *sym)
+int vdsokit__image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym)
 {
 	return sym->address && sym->offset >= img->exec_lo && sym->offset < img->exec_hi;
 }
 
-VDSO_EXPORT const char *vdso_image_strerror(int error)
+VDSO_EXPORT const char *vdsokit_image_strerror(int error)
 {
-	static const char *const text[VDSO_IMAGE_ERROR_COUNT] = {
-		[VDSO_IMAGE_OK] = "no error",
-		[VDSO_IMAGE_TRUNCATED] = "truncated ELF (smaller than its headers say)",
-		[VDSO_IMAGE_NOT_ELF] = "not an ELF file (bad magic)",
-		[VDSO_IMAGE_BAD_CLASS] = "unknown ELF class",
-		[VDSO_IMAGE_BAD_BYTE_ORDER] = "unknown ELF byte order",
-		[VDSO_IMAGE_BAD_VERSION] = "unknown ELF version",
-		[VDSO_IMAGE_NOT_SHARED] = "not a shared object (e_type is not ET_DYN)",
-		[VDSO_IMAGE_BAD_PHDR] = "program headers outside the file or of the wrong size",
-		[VDSO_IMAGE_NO_LOAD] = "no PT_LOAD segment",
-		[VDSO_IMAGE_NO_DYNAMIC] = "no PT_DYNAMIC segment",
-		[VDSO_IMAGE_BAD_DYNAMIC] = "dynamic section outside the file",
-		[VDSO_IMAGE_BAD_STRTAB] = "DT_STRTAB/DT_STRSZ missing or outside the file",
-		[VDSO_IMAGE_BAD_SYMTAB] = "DT_SYMTAB/DT_SYMENT missing, wrong or outside the file",
-		[VDSO_IMAGE_NO_HASH] = "neither DT_HASH nor DT_GNU_HASH",
-		[VDSO_IMAGE_BAD_HASH] = "DT_HASH table malformed or outside the file",
-		[VDSO_IMAGE_BAD_GNU_HASH] = "DT_GNU_HASH table malformed or outside the file",
-		[VDSO_IMAGE_BAD_VERSYM] = "DT_VERSYM table outside the file",
-		[VDSO_IMAGE_BAD_VERDEF] = "DT_VERDEF chain malformed, looping or outside the file",
-		[VDSO_IMAGE_WRONG_ARCH] = "ELF class, byte order or machine is not this process's",
-		[VDSO_IMAGE_TOO_LARGE] = "larger than any vDSO (process image)",
+	static const char *const text[VDSOKIT_IMAGE_ERROR_COUNT] = {
+		[VDSOKIT_IMAGE_OK] = "no error",
+		[VDSOKIT_IMAGE_TRUNCATED] = "truncated ELF (smaller than its headers say)",
+		[VDSOKIT_IMAGE_NOT_ELF] = "not an ELF file (bad magic)",
+		[VDSOKIT_IMAGE_BAD_CLASS] = "unknown ELF class",
+		[VDSOKIT_IMAGE_BAD_BYTE_ORDER] = "unknown ELF byte order",
+		[VDSOKIT_IMAGE_BAD_VERSION] = "unknown ELF version",
+		[VDSOKIT_IMAGE_NOT_SHARED] = "not a shared object (e_type is not ET_DYN)",
+		[VDSOKIT_IMAGE_BAD_PHDR] = "program headers outside the file or of the wrong size",
+		[VDSOKIT_IMAGE_NO_LOAD] = "no PT_LOAD segment",
+		[VDSOKIT_IMAGE_NO_DYNAMIC] = "no PT_DYNAMIC segment",
+		[VDSOKIT_IMAGE_BAD_DYNAMIC] = "dynamic section outside the file",
+		[VDSOKIT_IMAGE_BAD_STRTAB] = "DT_STRTAB/DT_STRSZ missing or outside the file",
+		[VDSOKIT_IMAGE_BAD_SYMTAB] = "DT_SYMTAB/DT_SYMENT missing, wrong or outside the file",
+		[VDSOKIT_IMAGE_NO_HASH] = "neither DT_HASH nor DT_GNU_HASH",
+		[VDSOKIT_IMAGE_BAD_HASH] = "DT_HASH table malformed or outside the file",
+		[VDSOKIT_IMAGE_BAD_GNU_HASH] = "DT_GNU_HASH table malformed or outside the file",
+		[VDSOKIT_IMAGE_BAD_VERSYM] = "DT_VERSYM table outside the file",
+		[VDSOKIT_IMAGE_BAD_VERDEF] = "DT_VERDEF chain malformed, looping or outside the file",
+		[VDSOKIT_IMAGE_WRONG_ARCH] = "ELF class, byte order or machine is not this process's",
+		[VDSOKIT_IMAGE_TOO_LARGE] = "larger than any vDSO (process image)",
 	};
-	if (error < 0 || error >= VDSO_IMAGE_ERROR_COUNT || !text[error])
+	if (error < 0 || error >= VDSOKIT_IMAGE_ERROR_COUNT || !text[error])
 		return "unknown error";
 	return text[error];
 }
 
-VDSO_EXPORT const char *vdso_machine_name(unsigned machine, unsigned elf_class)
+VDSO_EXPORT const char *vdsokit_machine_name(unsigned machine, unsigned elf_class)
 {
 	switch (machine) {
 	case 2: return "sparc";

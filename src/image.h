@@ -6,22 +6,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-struct vdso_image;
-struct vdso_symbol;
+struct vdsokit_image;
+struct vdsokit_symbol;
 
-void image_find_build_id(struct vdso_image *img, size_t off, size_t len);
-int image_parse_sysv_hash(struct vdso_image *img, uint64_t vaddr);
-int image_parse_gnu_hash(struct vdso_image *img, uint64_t vaddr);
-int image_parse_verdefs(struct vdso_image *img, uint64_t declared);
+void vdsokit__image_find_build_id(struct vdsokit_image *img, size_t off, size_t len);
+int vdsokit__image_parse_sysv_hash(struct vdsokit_image *img, uint64_t vaddr);
+int vdsokit__image_parse_gnu_hash(struct vdsokit_image *img, uint64_t vaddr);
+int vdsokit__image_parse_verdefs(struct vdsokit_image *img, uint64_t declared);
 
 /*
  * The size of the image whose first avail bytes are at data: the end of
  * its furthest PT_LOAD in the file.  Reads only the ELF and program
- * headers, which must lie inside avail.  0, or a positive vdso_image_error.
+ * headers, which must lie inside avail.  0, or a positive vdsokit_image_error.
  */
-int image_extent(const void *data, size_t avail, size_t *extent);
+int vdsokit__image_extent(const void *data, size_t avail, size_t *extent);
 
 /* Whether a resolved symbol lies inside an executable segment. */
-int image_symbol_is_callable(const struct vdso_image *img, const struct vdso_symbol *sym);
+int vdsokit__image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym);
 
 #endif

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The library's process-wide state and the helpers every call file shares.
- * Filled once by vdso_state_slow() (src/vdso.c), read-only afterwards.
+ * Filled once by vdsokit_state_slow() (src/vdso.c), read-only afterwards.
  */
 #ifndef VDSOKIT_INTERNAL_H
 #define VDSOKIT_INTERNAL_H
@@ -29,48 +29,48 @@
 #define unlikely(x) __builtin_expect(!!(x), 0)
 
 /* A vDSO entry chosen for one library function. */
-struct vdso_entry {
+struct vdsokit_entry {
 	const void *fn;        /* callable address, NULL: use the syscall   */
 	unsigned time64;       /* takes 64-bit time (else 32-bit, convert)  */
-	enum vdso_sym sym;     /* which table slot it came from             */
-	enum vdso_reason reason; /* why fn is NULL, or OK / TIME32          */
+	enum vdsokit_sym sym;     /* which table slot it came from             */
+	enum vdsokit_reason reason; /* why fn is NULL, or OK / TIME32          */
 };
 
-struct vdso_state {
-	const struct vdso_image *image;     /* &parsed, or NULL: no usable vDSO */
-	struct vdso_image parsed;
-	enum vdso_reason image_reason;      /* NO_VDSO, BAD_IMAGE or OK     */
-	int image_error;                    /* vdso_image_error when BAD    */
+struct vdsokit_state {
+	const struct vdsokit_image *image;     /* &parsed, or NULL: no usable vDSO */
+	struct vdsokit_image parsed;
+	enum vdsokit_reason image_reason;      /* NO_VDSO, BAD_IMAGE or OK     */
+	int image_error;                    /* vdsokit_image_error when BAD    */
 	/* Every known symbol of this architecture, resolved or NULL. */
 	const void *sym_addr[SYM_COUNT];
 	const char *sym_version[SYM_COUNT]; /* version matched, NULL unversioned */
-	struct vdso_entry gettime, getres, gettimeofday, time, getcpu, getrandom, thread_area;
+	struct vdsokit_entry gettime, getres, gettimeofday, time, getcpu, getrandom, thread_area;
 };
 
 /* Clock ids (bits) that a clock_gettime/clock_getres entry serves in user space. */
-static inline uint32_t entry_clocks(const struct vdso_entry *e)
+static inline uint32_t entry_clocks(const struct vdsokit_entry *e)
 {
 	return e->fn ? ARCH_VDSO_CLOCKS : 0;
 }
 
-extern const struct arch_symbol vdso_arch_symbols[SYM_COUNT];
+extern const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT];
 
 /*
  * The state, initialising it on first use.  While another thread is still
  * initialising, returns an empty state (every call takes the syscall)
  * instead of waiting: init is lock-free and signal handlers never block.
  */
-const struct vdso_state *vdso_state_slow(void);
+const struct vdsokit_state *vdsokit_state_slow(void);
 /* Locate, validate, resolve and choose: the whole first-call work, into *s. */
-void vdso_resolve(struct vdso_state *s);
-extern struct vdso_state vdso_global;
-extern int vdso_ready; /* 0 untouched, 1 initialising, 2 ready; atomic */
+void vdsokit_resolve(struct vdsokit_state *s);
+extern struct vdsokit_state vdsokit_global;
+extern int vdsokit_ready; /* 0 untouched, 1 initialising, 2 ready; atomic */
 
-static inline const struct vdso_state *vdso_state(void)
+static inline const struct vdsokit_state *vdsokit_state(void)
 {
-	if (likely(__atomic_load_n(&vdso_ready, __ATOMIC_ACQUIRE) == 2))
-		return &vdso_global;
-	return vdso_state_slow();
+	if (likely(__atomic_load_n(&vdsokit_ready, __ATOMIC_ACQUIRE) == 2))
+		return &vdsokit_global;
+	return vdsokit_state_slow();
 }
 
 /* Raw syscall with the -errno convention, for 0 to 4 arguments. */
@@ -91,12 +91,12 @@ static inline const struct vdso_state *vdso_state(void)
 	((ty)arch_vdso_call5((fn), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e)))
 #define VCALL0(ty, fn) ((ty)arch_vdso_call5((fn), 0, 0, 0, 0, 0))
 #else
-typedef int (*vdso_clock_fn)(clockid_t, void *);
-typedef int (*vdso_gtod_fn)(void *, void *);
-typedef long (*vdso_time_fn)(long *);
-typedef int (*vdso_getcpu_fn)(unsigned *, unsigned *, void *);
-typedef long (*vdso_getrandom_fn)(void *, size_t, unsigned, void *, size_t);
-typedef void *(*vdso_tp_fn)(void);
+typedef int (*vdsokit_clock_fn)(clockid_t, void *);
+typedef int (*vdsokit_gtod_fn)(void *, void *);
+typedef long (*vdsokit_time_fn)(long *);
+typedef int (*vdsokit_getcpu_fn)(unsigned *, unsigned *, void *);
+typedef long (*vdsokit_getrandom_fn)(void *, size_t, unsigned, void *, size_t);
+typedef void *(*vdsokit_tp_fn)(void);
 #endif
 
 /* The 32-bit timespec of the native entries on 32-bit architectures. */
@@ -105,16 +105,16 @@ struct timespec32 {
 	int32_t tv_nsec;
 };
 
-/* The syscalls the clock functions fall back to, for vdso_path_of. */
-long sys_clock_gettime_nr(void);
-long sys_clock_getres_nr(void);
-const char *sys_clock_gettime_name(void);
-const char *sys_clock_getres_name(void);
+/* The syscalls the clock functions fall back to, for vdsokit_path_of. */
+long vdsokit__sys_clock_gettime_nr(void);
+long vdsokit__sys_clock_getres_nr(void);
+const char *vdsokit__sys_clock_gettime_name(void);
+const char *vdsokit__sys_clock_getres_name(void);
 
 /*
- * Whether vdso_getrandom can use the vDSO here: the symbol, and states the
+ * Whether vdsokit_getrandom can use the vDSO here: the symbol, and states the
  * library can map on this architecture (src/random.c).
  */
-int random_vdso_usable(void);
+int vdsokit__random_vdso_usable(void);
 
 #endif

@@ -1,29 +1,29 @@
 // SPDX-License-Identifier: MIT
-/* vdso_path_of: which path a call takes, and why; names for the enums. */
+/* vdsokit_path_of: which path a call takes, and why; names for the enums. */
 #include <string.h>
 #include <time.h>
 
 #include "internal.h"
 
-static void path_syscall(struct vdso_path *p, enum vdso_reason why, const char *name, long nr)
+static void path_syscall(struct vdsokit_path *p, enum vdsokit_reason why, const char *name, long nr)
 {
-	p->route = VDSO_ROUTE_SYSCALL;
+	p->route = VDSOKIT_ROUTE_SYSCALL;
 	p->reason = why;
 	p->syscall = name;
 	p->syscall_nr = nr;
 }
 
-static void path_vdso(struct vdso_path *p, const struct vdso_state *s, const struct vdso_entry *e)
+static void path_vdso(struct vdsokit_path *p, const struct vdsokit_state *s, const struct vdsokit_entry *e)
 {
-	p->route = VDSO_ROUTE_VDSO;
+	p->route = VDSOKIT_ROUTE_VDSO;
 	p->reason = e->reason; /* OK, or TIME32 for a 32-bit-time entry */
-	p->symbol = vdso_arch_symbols[e->sym].name;
+	p->symbol = vdsokit_arch_symbols[e->sym].name;
 	p->version = s->sym_version[e->sym];
 	p->address = e->fn;
 }
 
 /* A function served by one entry or one syscall. */
-static void path_simple(struct vdso_path *p, const struct vdso_state *s, const struct vdso_entry *e,
+static void path_simple(struct vdsokit_path *p, const struct vdsokit_state *s, const struct vdsokit_entry *e,
 			const char *sysname, long nr)
 {
 	if (e->fn)
@@ -32,7 +32,7 @@ static void path_simple(struct vdso_path *p, const struct vdso_state *s, const s
 		path_syscall(p, e->reason, sysname, nr);
 }
 
-static void path_clock(struct vdso_path *p, const struct vdso_state *s, const struct vdso_entry *e,
+static void path_clock(struct vdsokit_path *p, const struct vdsokit_state *s, const struct vdsokit_entry *e,
 		       clockid_t clock, const char *sysname, long nr)
 {
 	if (!e->fn)
@@ -41,56 +41,56 @@ static void path_clock(struct vdso_path *p, const struct vdso_state *s, const st
 		path_vdso(p, s, e);
 	else
 		/* The vDSO would only make this syscall itself: the library makes it. */
-		path_syscall(p, VDSO_REASON_CLOCK_IN_KERNEL, sysname, nr);
+		path_syscall(p, VDSOKIT_REASON_CLOCK_IN_KERNEL, sysname, nr);
 }
 
-VDSO_EXPORT int vdso_path_of(enum vdso_func fn, clockid_t clock, struct vdso_path *p)
+VDSO_EXPORT int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_path *p)
 {
-	const struct vdso_state *s = vdso_state();
+	const struct vdsokit_state *s = vdsokit_state();
 	memset(p, 0, sizeof(*p));
 	p->syscall_nr = -1;
 	switch (fn) {
-	case VDSO_FN_CLOCK_GETTIME:
+	case VDSOKIT_FN_CLOCK_GETTIME:
 		path_clock(p, s, &s->gettime, clock,
-			   sys_clock_gettime_name(), sys_clock_gettime_nr());
+			   vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
 		return 0;
-	case VDSO_FN_CLOCK_GETRES:
+	case VDSOKIT_FN_CLOCK_GETRES:
 		path_clock(p, s, &s->getres, clock,
-			   sys_clock_getres_name(), sys_clock_getres_nr());
+			   vdsokit__sys_clock_getres_name(), vdsokit__sys_clock_getres_nr());
 		return 0;
-	case VDSO_FN_GETTIMEOFDAY:
+	case VDSOKIT_FN_GETTIMEOFDAY:
 #if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
 		path_simple(p, s, &s->gettimeofday, "gettimeofday", __NR_gettimeofday);
 #else
-		path_simple(p, s, &s->gettimeofday, sys_clock_gettime_name(), sys_clock_gettime_nr());
+		path_simple(p, s, &s->gettimeofday, vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
 #endif
 		return 0;
-	case VDSO_FN_TIME:
+	case VDSOKIT_FN_TIME:
 		if (s->time.fn)
 			path_vdso(p, s, &s->time);
 		else
 			/* time() is the seconds of CLOCK_REALTIME_COARSE, whichever way it goes. */
 			path_clock(p, s, &s->gettime, CLOCK_REALTIME_COARSE,
-				   sys_clock_gettime_name(), sys_clock_gettime_nr());
+				   vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
 		return 0;
-	case VDSO_FN_GETCPU:
+	case VDSOKIT_FN_GETCPU:
 		path_simple(p, s, &s->getcpu, "getcpu", __NR_getcpu);
 		return 0;
-	case VDSO_FN_GETRANDOM:
-		if (s->getrandom.fn && !random_vdso_usable())
-			path_syscall(p, VDSO_REASON_NO_STATE, "getrandom", __NR_getrandom);
+	case VDSOKIT_FN_GETRANDOM:
+		if (s->getrandom.fn && !vdsokit__random_vdso_usable())
+			path_syscall(p, VDSOKIT_REASON_NO_STATE, "getrandom", __NR_getrandom);
 		else
 			path_simple(p, s, &s->getrandom, "getrandom", __NR_getrandom);
 		return 0;
-	case VDSO_FN_THREAD_POINTER:
+	case VDSOKIT_FN_THREAD_POINTER:
 #if ARCH_HAS_TP_REGISTER
-		p->route = VDSO_ROUTE_REGISTER;
-		p->reason = VDSO_REASON_ABI_REGISTER;
+		p->route = VDSOKIT_ROUTE_REGISTER;
+		p->reason = VDSOKIT_REASON_ABI_REGISTER;
 #elif defined(__NR_get_thread_area)
 		path_simple(p, s, &s->thread_area, "get_thread_area", __NR_get_thread_area);
 #else
-		p->route = VDSO_ROUTE_NONE;
-		p->reason = VDSO_REASON_NOT_ON_ARCH;
+		p->route = VDSOKIT_ROUTE_NONE;
+		p->reason = VDSOKIT_REASON_NOT_ON_ARCH;
 #endif
 		return 0;
 	default:
@@ -98,45 +98,45 @@ VDSO_EXPORT int vdso_path_of(enum vdso_func fn, clockid_t clock, struct vdso_pat
 	}
 }
 
-VDSO_EXPORT const char *vdso_func_name(enum vdso_func fn)
+VDSO_EXPORT const char *vdsokit_func_name(enum vdsokit_func fn)
 {
-	static const char *const names[VDSO_FN_COUNT] = {
-		[VDSO_FN_CLOCK_GETTIME] = "clock_gettime",
-		[VDSO_FN_CLOCK_GETRES] = "clock_getres",
-		[VDSO_FN_GETTIMEOFDAY] = "gettimeofday",
-		[VDSO_FN_TIME] = "time",
-		[VDSO_FN_GETCPU] = "getcpu",
-		[VDSO_FN_GETRANDOM] = "getrandom",
-		[VDSO_FN_THREAD_POINTER] = "thread_pointer",
+	static const char *const names[VDSOKIT_FN_COUNT] = {
+		[VDSOKIT_FN_CLOCK_GETTIME] = "clock_gettime",
+		[VDSOKIT_FN_CLOCK_GETRES] = "clock_getres",
+		[VDSOKIT_FN_GETTIMEOFDAY] = "gettimeofday",
+		[VDSOKIT_FN_TIME] = "time",
+		[VDSOKIT_FN_GETCPU] = "getcpu",
+		[VDSOKIT_FN_GETRANDOM] = "getrandom",
+		[VDSOKIT_FN_THREAD_POINTER] = "thread_pointer",
 	};
-	return (unsigned)fn < VDSO_FN_COUNT ? names[fn] : NULL;
+	return (unsigned)fn < VDSOKIT_FN_COUNT ? names[fn] : NULL;
 }
 
-VDSO_EXPORT const char *vdso_route_name(enum vdso_route route)
+VDSO_EXPORT const char *vdsokit_route_name(enum vdsokit_route route)
 {
 	switch (route) {
-	case VDSO_ROUTE_VDSO: return "vdso";
-	case VDSO_ROUTE_VDSO_KERNEL: return "vdso-kernel";
-	case VDSO_ROUTE_SYSCALL: return "syscall";
-	case VDSO_ROUTE_REGISTER: return "register";
-	case VDSO_ROUTE_NONE: return "none";
+	case VDSOKIT_ROUTE_VDSO: return "vdso";
+	case VDSOKIT_ROUTE_VDSO_KERNEL: return "vdso-kernel";
+	case VDSOKIT_ROUTE_SYSCALL: return "syscall";
+	case VDSOKIT_ROUTE_REGISTER: return "register";
+	case VDSOKIT_ROUTE_NONE: return "none";
 	}
 	return "unknown";
 }
 
-VDSO_EXPORT const char *vdso_reason_text(enum vdso_reason reason)
+VDSO_EXPORT const char *vdsokit_reason_text(enum vdsokit_reason reason)
 {
 	switch (reason) {
-	case VDSO_REASON_OK: return "fast path";
-	case VDSO_REASON_NO_VDSO: return "no vDSO mapped in this process";
-	case VDSO_REASON_BAD_IMAGE: return "the vDSO image failed validation";
-	case VDSO_REASON_NOT_ON_ARCH: return "no vDSO entry for it on this architecture";
-	case VDSO_REASON_SYMBOL_ABSENT: return "this kernel's vDSO lacks the symbol";
-	case VDSO_REASON_CLOCK_IN_KERNEL: return "the vDSO has no user-space read for this clock";
-	case VDSO_REASON_UNTRUSTED: return "present but untrusted (clock_gettime64 without clock_gettime)";
-	case VDSO_REASON_TIME32: return "32-bit-time entry, checked for overflow";
-	case VDSO_REASON_ABI_REGISTER: return "read from the ABI thread-pointer register";
-	case VDSO_REASON_NO_STATE: return "the vDSO's getrandom state could not be set up";
+	case VDSOKIT_REASON_OK: return "fast path";
+	case VDSOKIT_REASON_NO_VDSO: return "no vDSO mapped in this process";
+	case VDSOKIT_REASON_BAD_IMAGE: return "the vDSO image failed validation";
+	case VDSOKIT_REASON_NOT_ON_ARCH: return "no vDSO entry for it on this architecture";
+	case VDSOKIT_REASON_SYMBOL_ABSENT: return "this kernel's vDSO lacks the symbol";
+	case VDSOKIT_REASON_CLOCK_IN_KERNEL: return "the vDSO has no user-space read for this clock";
+	case VDSOKIT_REASON_UNTRUSTED: return "present but untrusted (clock_gettime64 without clock_gettime)";
+	case VDSOKIT_REASON_TIME32: return "32-bit-time entry, checked for overflow";
+	case VDSOKIT_REASON_ABI_REGISTER: return "read from the ABI thread-pointer register";
+	case VDSOKIT_REASON_NO_STATE: return "the vDSO's getrandom state could not be set up";
 	}
 	return "unknown";
 }

@@ -153,12 +153,12 @@ static inline long call_getrandom(const void *fn, void *buf, size_t len, unsigne
 #if ARCH_VDSO_CALL5
 	return VCALL5(long, fn, buf, len, flags, state, state_len);
 #else
-	return ((vdso_getrandom_fn)fn)(buf, len, flags, state, state_len);
+	return ((vdsokit_getrandom_fn)fn)(buf, len, flags, state, state_len);
 #endif
 }
 
 /* Asks the vDSO for the state parameters, once; 0 when states can be used. */
-static int query_params(const struct vdso_state *s)
+static int query_params(const struct vdsokit_state *s)
 {
 	int st = __atomic_load_n(&params.status, __ATOMIC_ACQUIRE);
 	if (likely(st == PARAMS_READY))
@@ -184,7 +184,7 @@ static int query_params(const struct vdso_state *s)
 }
 
 /* This thread's state, taking one from the pool on its first call; NULL: use the syscall. */
-static void *my_state(const struct vdso_state *s)
+static void *my_state(const struct vdsokit_state *s)
 {
 	if (likely(thread_state != NULL))
 		return thread_state;
@@ -202,7 +202,7 @@ static void *my_state(const struct vdso_state *s)
 }
 
 /* -ENOSYS: no state for this call (or the vDSO refuses): take the syscall. */
-static ssize_t random_via_vdso(const struct vdso_state *s, void *buf, size_t len, unsigned flags)
+static ssize_t random_via_vdso(const struct vdsokit_state *s, void *buf, size_t len, unsigned flags)
 {
 	if (thread_state_in_use)
 		return -ENOSYS; /* a signal handler inside this thread's own call */
@@ -218,7 +218,7 @@ static ssize_t random_via_vdso(const struct vdso_state *s, void *buf, size_t len
 }
 #else
 #define RANDOM_VDSO_POSSIBLE 0
-static ssize_t random_via_vdso(const struct vdso_state *s, void *buf, size_t len, unsigned flags)
+static ssize_t random_via_vdso(const struct vdsokit_state *s, void *buf, size_t len, unsigned flags)
 {
 	(void)s, (void)buf, (void)len, (void)flags;
 	return -ENOSYS;
@@ -227,9 +227,9 @@ static ssize_t random_via_vdso(const struct vdso_state *s, void *buf, size_t len
 
 /* ---- public ---------------------------------------------------------- */
 
-VDSO_EXPORT ssize_t vdso_getrandom(void *buf, size_t len, unsigned flags)
+VDSO_EXPORT ssize_t vdsokit_getrandom(void *buf, size_t len, unsigned flags)
 {
-	const struct vdso_state *s = vdso_state();
+	const struct vdsokit_state *s = vdsokit_state();
 	/* GRND_RANDOM reads the blocking pool, which only the syscall serves. */
 	if (RANDOM_VDSO_POSSIBLE && s->getrandom.fn && !(flags & GRND_RANDOM)) {
 		ssize_t r = random_via_vdso(s, buf, len, flags);
@@ -239,22 +239,22 @@ VDSO_EXPORT ssize_t vdso_getrandom(void *buf, size_t len, unsigned flags)
 	return sys_getrandom(buf, len, flags);
 }
 
-VDSO_EXPORT ssize_t vdso_getrandom_via(enum vdso_via via, void *buf, size_t len, unsigned flags)
+VDSO_EXPORT ssize_t vdsokit_getrandom_via(enum vdsokit_via via, void *buf, size_t len, unsigned flags)
 {
-	if (via == VDSO_VIA_SYSCALL)
+	if (via == VDSOKIT_VIA_SYSCALL)
 		return sys_getrandom(buf, len, flags);
-	if (via == VDSO_VIA_VDSO) {
-		const struct vdso_state *s = vdso_state();
+	if (via == VDSOKIT_VIA_VDSO) {
+		const struct vdsokit_state *s = vdsokit_state();
 		return RANDOM_VDSO_POSSIBLE && s->getrandom.fn ? random_via_vdso(s, buf, len, flags)
 							       : -ENOSYS;
 	}
-	return vdso_getrandom(buf, len, flags);
+	return vdsokit_getrandom(buf, len, flags);
 }
 
-int random_vdso_usable(void)
+int vdsokit__random_vdso_usable(void)
 {
 #if RANDOM_VDSO_POSSIBLE
-	const struct vdso_state *s = vdso_state();
+	const struct vdsokit_state *s = vdsokit_state();
 	if (!s->getrandom.fn)
 		return 0;
 	query_params(s);

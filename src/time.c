@@ -29,14 +29,14 @@
 #define NAME_GETRES "clock_getres"
 #endif
 
-long sys_clock_gettime_nr(void) { return NR_GETTIME; }
-long sys_clock_getres_nr(void) { return NR_GETRES; }
-const char *sys_clock_gettime_name(void) { return NAME_GETTIME; }
-const char *sys_clock_getres_name(void) { return NAME_GETRES; }
+long vdsokit__sys_clock_gettime_nr(void) { return NR_GETTIME; }
+long vdsokit__sys_clock_getres_nr(void) { return NR_GETRES; }
+const char *vdsokit__sys_clock_gettime_name(void) { return NAME_GETTIME; }
+const char *vdsokit__sys_clock_getres_name(void) { return NAME_GETRES; }
 
 #if !ARCH_NATIVE_TIME64 && defined(__NR_clock_gettime64) && defined(__NR_clock_gettime)
 /* Kernels before 5.1 have only the 32-bit syscalls. */
-static int sys_time32(long nr, clockid_t clock, struct vdso_timespec *ts)
+static int sys_time32(long nr, clockid_t clock, struct vdsokit_timespec *ts)
 {
 	struct timespec32 t32;
 	int r = (int)sys2(nr, clock, ts ? &t32 : NULL);
@@ -49,7 +49,7 @@ static int sys_time32(long nr, clockid_t clock, struct vdso_timespec *ts)
 #define OLD_TIME32_FALLBACK 1
 #endif
 
-static inline int sys_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
+static inline int sys_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts)
 {
 	int r = (int)sys2(NR_GETTIME, clock, ts);
 #ifdef OLD_TIME32_FALLBACK
@@ -59,7 +59,7 @@ static inline int sys_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
 	return r;
 }
 
-static int sys_clock_getres(clockid_t clock, struct vdso_timespec *res)
+static int sys_clock_getres(clockid_t clock, struct vdsokit_timespec *res)
 {
 	int r = (int)sys2(NR_GETRES, clock, res);
 #ifdef OLD_TIME32_FALLBACK
@@ -84,7 +84,7 @@ struct kernel_timeval {
 #define TIMEVAL_IS_OURS (ARCH_NATIVE_TIME64 && sizeof(ARCH_SUSECONDS_T) == 8)
 
 /* A kernel timeval into ours; -EOVERFLOW when 32-bit seconds have wrapped. */
-static inline int timeval_from_kernel(struct vdso_timeval *tv, const struct kernel_timeval *k)
+static inline int timeval_from_kernel(struct vdsokit_timeval *tv, const struct kernel_timeval *k)
 {
 	if (k->tv_sec < 0)
 		return -EOVERFLOW;
@@ -93,7 +93,7 @@ static inline int timeval_from_kernel(struct vdso_timeval *tv, const struct kern
 	return 0;
 }
 
-static int sys_gettimeofday(struct vdso_timeval *tv, struct timezone *tz)
+static int sys_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
 {
 #if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
 	if (TIMEVAL_IS_OURS || !tv)
@@ -104,7 +104,7 @@ static int sys_gettimeofday(struct vdso_timeval *tv, struct timezone *tz)
 #else
 	/* No 64-bit gettimeofday syscall exists: derive it, y2038-safe. */
 	if (tv) {
-		struct vdso_timespec ts;
+		struct vdsokit_timespec ts;
 		int r = sys_clock_gettime(CLOCK_REALTIME, &ts);
 		if (r)
 			return r;
@@ -129,12 +129,12 @@ static int sys_gettimeofday(struct vdso_timeval *tv, struct timezone *tz)
  * One call of a clock_gettime/clock_getres entry.  -EOVERFLOW: a 32-bit
  * entry's seconds wrapped (after 2038) and the syscall must answer.
  */
-static inline int call_clock(const struct vdso_entry *e, clockid_t clock, struct vdso_timespec *ts)
+static inline int call_clock(const struct vdsokit_entry *e, clockid_t clock, struct vdsokit_timespec *ts)
 {
 #if ARCH_VDSO_CALL5
 #define CALL_CLOCK(ptr) VCALL2(int, e->fn, clock, (ptr))
 #else
-#define CALL_CLOCK(ptr) ((vdso_clock_fn)e->fn)(clock, (ptr))
+#define CALL_CLOCK(ptr) ((vdsokit_clock_fn)e->fn)(clock, (ptr))
 #endif
 	if (ARCH_NATIVE_TIME64 || e->time64)
 		return CALL_CLOCK(ts);
@@ -150,13 +150,13 @@ static inline int call_clock(const struct vdso_entry *e, clockid_t clock, struct
 #undef CALL_CLOCK
 }
 
-static inline int call_gettimeofday(const struct vdso_entry *e, struct vdso_timeval *tv,
+static inline int call_gettimeofday(const struct vdsokit_entry *e, struct vdsokit_timeval *tv,
 				    struct timezone *tz)
 {
 #if ARCH_VDSO_CALL5
 #define CALL_GTOD(ptr) VCALL2(int, e->fn, (ptr), tz)
 #else
-#define CALL_GTOD(ptr) ((vdso_gtod_fn)e->fn)((ptr), tz)
+#define CALL_GTOD(ptr) ((vdsokit_gtod_fn)e->fn)((ptr), tz)
 #endif
 	if (TIMEVAL_IS_OURS)
 		return CALL_GTOD(tv);
@@ -167,12 +167,12 @@ static inline int call_gettimeofday(const struct vdso_entry *e, struct vdso_time
 }
 
 /* The vDSO's time(): never fails; a negative 32-bit value has wrapped. */
-static inline int call_time(const struct vdso_entry *e, int64_t *t)
+static inline int call_time(const struct vdsokit_entry *e, int64_t *t)
 {
 #if ARCH_VDSO_CALL5
 	long v = VCALL2(long, e->fn, 0, 0);
 #else
-	long v = ((vdso_time_fn)e->fn)(NULL);
+	long v = ((vdsokit_time_fn)e->fn)(NULL);
 #endif
 	if (v < 0)
 		return v >= -4095 ? (int)v : -EOVERFLOW;
@@ -196,10 +196,10 @@ static inline int retry_with_syscall(int r)
  * Everything but the fast path, out of line so the fast path saves no
  * registers; programs that inline the fast path (vdsokit.h) call it too.
  */
-VDSO_EXPORT __attribute__((noinline)) int vdso__clock_gettime_slow(clockid_t clock,
-								   struct vdso_timespec *ts)
+VDSO_EXPORT __attribute__((noinline)) int vdsokit__clock_gettime_slow(clockid_t clock,
+								   struct vdsokit_timespec *ts)
 {
-	const struct vdso_state *s = vdso_state(); /* initialises on the first call */
+	const struct vdsokit_state *s = vdsokit_state(); /* initialises on the first call */
 	if ((unsigned)clock < 32 && (entry_clocks(&s->gettime) >> clock) & 1) {
 		int r = call_clock(&s->gettime, clock, ts);
 		if (!retry_with_syscall(r))
@@ -208,7 +208,7 @@ VDSO_EXPORT __attribute__((noinline)) int vdso__clock_gettime_slow(clockid_t clo
 	return sys_clock_gettime(clock, ts);
 }
 
-VDSO_EXPORT int vdso_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
+VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts)
 {
 	/*
 	 * The mask (bits 0-30: clocks the vDSO reads in user space, bit 31:
@@ -216,21 +216,21 @@ VDSO_EXPORT int vdso_clock_gettime(clockid_t clock, struct vdso_timespec *ts)
 	 * Ready: a clock in the mask goes to the vDSO, any other straight to
 	 * the syscall.  Before that, and to retry a vDSO's -ENOSYS, the slow path.
 	 */
-	uint32_t clocks = __atomic_load_n(&vdso__fast.gettime_clocks, __ATOMIC_ACQUIRE);
+	uint32_t clocks = __atomic_load_n(&vdsokit__fast.gettime_clocks, __ATOMIC_ACQUIRE);
 	if (likely((unsigned)clock < 31 && (clocks >> clock) & 1)) {
-		int r = call_clock(&vdso_global.gettime, clock, ts);
+		int r = call_clock(&vdsokit_global.gettime, clock, ts);
 		if (likely(!retry_with_syscall(r)))
 			return r;
 	} else if (likely(clocks != 0)) {
 		/* Ready, and the vDSO has no user-space read for this clock (or no vDSO). */
 		return sys_clock_gettime(clock, ts);
 	}
-	return vdso__clock_gettime_slow(clock, ts);
+	return vdsokit__clock_gettime_slow(clock, ts);
 }
 
-VDSO_EXPORT int vdso_clock_getres(clockid_t clock, struct vdso_timespec *res)
+VDSO_EXPORT int vdsokit_clock_getres(clockid_t clock, struct vdsokit_timespec *res)
 {
-	const struct vdso_state *s = vdso_state();
+	const struct vdsokit_state *s = vdsokit_state();
 	if ((unsigned)clock < 32 && (entry_clocks(&s->getres) >> clock) & 1) {
 		int r = call_clock(&s->getres, clock, res);
 		if (!retry_with_syscall(r))
@@ -239,9 +239,9 @@ VDSO_EXPORT int vdso_clock_getres(clockid_t clock, struct vdso_timespec *res)
 	return sys_clock_getres(clock, res);
 }
 
-VDSO_EXPORT int vdso_gettimeofday(struct vdso_timeval *tv, struct timezone *tz)
+VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
 {
-	const struct vdso_state *s = vdso_state();
+	const struct vdsokit_state *s = vdsokit_state();
 	if (likely(s->gettimeofday.fn != NULL)) {
 		int r = call_gettimeofday(&s->gettimeofday, tv, tz);
 		if (likely(!retry_with_syscall(r)))
@@ -256,16 +256,16 @@ VDSO_EXPORT int vdso_gettimeofday(struct vdso_timeval *tv, struct timezone *tz)
  * seconds as of the last tick) and which the vDSO serves on every
  * architecture that has clock_gettime.
  */
-VDSO_EXPORT int vdso_time(int64_t *t)
+VDSO_EXPORT int vdsokit_time(int64_t *t)
 {
-	const struct vdso_state *s = vdso_state();
+	const struct vdsokit_state *s = vdsokit_state();
 	if (s->time.fn) {
 		int r = call_time(&s->time, t);
 		if (!retry_with_syscall(r))
 			return r;
 	}
-	struct vdso_timespec ts;
-	int r = vdso_clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	struct vdsokit_timespec ts;
+	int r = vdsokit_clock_gettime(CLOCK_REALTIME_COARSE, &ts);
 	if (r)
 		return r;
 	if (t)
@@ -275,42 +275,42 @@ VDSO_EXPORT int vdso_time(int64_t *t)
 
 /* ---- one path only ---------------------------------------------------- */
 
-VDSO_EXPORT int vdso_clock_gettime_via(enum vdso_via via, clockid_t clock, struct vdso_timespec *ts)
+VDSO_EXPORT int vdsokit_clock_gettime_via(enum vdsokit_via via, clockid_t clock, struct vdsokit_timespec *ts)
 {
-	if (via == VDSO_VIA_SYSCALL)
+	if (via == VDSOKIT_VIA_SYSCALL)
 		return sys_clock_gettime(clock, ts);
-	if (via == VDSO_VIA_VDSO) {
-		const struct vdso_state *s = vdso_state();
+	if (via == VDSOKIT_VIA_VDSO) {
+		const struct vdsokit_state *s = vdsokit_state();
 		return s->gettime.fn ? call_clock(&s->gettime, clock, ts) : -ENOSYS;
 	}
-	return vdso_clock_gettime(clock, ts);
+	return vdsokit_clock_gettime(clock, ts);
 }
 
-VDSO_EXPORT int vdso_clock_getres_via(enum vdso_via via, clockid_t clock, struct vdso_timespec *res)
+VDSO_EXPORT int vdsokit_clock_getres_via(enum vdsokit_via via, clockid_t clock, struct vdsokit_timespec *res)
 {
-	if (via == VDSO_VIA_SYSCALL)
+	if (via == VDSOKIT_VIA_SYSCALL)
 		return sys_clock_getres(clock, res);
-	if (via == VDSO_VIA_VDSO) {
-		const struct vdso_state *s = vdso_state();
+	if (via == VDSOKIT_VIA_VDSO) {
+		const struct vdsokit_state *s = vdsokit_state();
 		return s->getres.fn ? call_clock(&s->getres, clock, res) : -ENOSYS;
 	}
-	return vdso_clock_getres(clock, res);
+	return vdsokit_clock_getres(clock, res);
 }
 
-VDSO_EXPORT int vdso_gettimeofday_via(enum vdso_via via, struct vdso_timeval *tv, struct timezone *tz)
+VDSO_EXPORT int vdsokit_gettimeofday_via(enum vdsokit_via via, struct vdsokit_timeval *tv, struct timezone *tz)
 {
-	if (via == VDSO_VIA_SYSCALL)
+	if (via == VDSOKIT_VIA_SYSCALL)
 		return sys_gettimeofday(tv, tz);
-	if (via == VDSO_VIA_VDSO) {
-		const struct vdso_state *s = vdso_state();
+	if (via == VDSOKIT_VIA_VDSO) {
+		const struct vdsokit_state *s = vdsokit_state();
 		return s->gettimeofday.fn ? call_gettimeofday(&s->gettimeofday, tv, tz) : -ENOSYS;
 	}
-	return vdso_gettimeofday(tv, tz);
+	return vdsokit_gettimeofday(tv, tz);
 }
 
-VDSO_EXPORT int vdso_time_via(enum vdso_via via, int64_t *t)
+VDSO_EXPORT int vdsokit_time_via(enum vdsokit_via via, int64_t *t)
 {
-	if (via == VDSO_VIA_SYSCALL) {
+	if (via == VDSOKIT_VIA_SYSCALL) {
 #if defined(__NR_time) && ARCH_NATIVE_TIME64
 		long v = sys1(__NR_time, 0);
 		if (v < 0 && v >= -4095)
@@ -319,16 +319,16 @@ VDSO_EXPORT int vdso_time_via(enum vdso_via via, int64_t *t)
 			*t = v;
 		return 0;
 #else
-		struct vdso_timespec ts;
+		struct vdsokit_timespec ts;
 		int r = sys_clock_gettime(CLOCK_REALTIME_COARSE, &ts);
 		if (r == 0 && t)
 			*t = ts.tv_sec;
 		return r;
 #endif
 	}
-	if (via == VDSO_VIA_VDSO) {
-		const struct vdso_state *s = vdso_state();
+	if (via == VDSOKIT_VIA_VDSO) {
+		const struct vdsokit_state *s = vdsokit_state();
 		return s->time.fn ? call_time(&s->time, t) : -ENOSYS;
 	}
-	return vdso_time(t);
+	return vdsokit_time(t);
 }

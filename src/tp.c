@@ -19,34 +19,34 @@ static void *sys_thread_pointer(void)
 #endif
 }
 
-static void *vdso_tp(const struct vdso_state *s)
+static void *vdsokit_tp(const struct vdsokit_state *s)
 {
 #if ARCH_VDSO_CALL5
 	return VCALL0(void *, s->thread_area.fn);
 #else
-	return ((vdso_tp_fn)s->thread_area.fn)();
+	return ((vdsokit_tp_fn)s->thread_area.fn)();
 #endif
 }
 
-VDSO_EXPORT void *vdso_thread_pointer(void)
+VDSO_EXPORT void *vdsokit_thread_pointer(void)
 {
 #if ARCH_HAS_TP_REGISTER
 	return arch_thread_pointer();
 #else
-	const struct vdso_state *s = vdso_state();
+	const struct vdsokit_state *s = vdsokit_state();
 	if (s->thread_area.fn)
-		return vdso_tp(s);
+		return vdsokit_tp(s);
 	return sys_thread_pointer();
 #endif
 }
 
-VDSO_EXPORT void *vdso_thread_pointer_via(enum vdso_via via)
+VDSO_EXPORT void *vdsokit_thread_pointer_via(enum vdsokit_via via)
 {
-	if (via == VDSO_VIA_SYSCALL)
+	if (via == VDSOKIT_VIA_SYSCALL)
 		return sys_thread_pointer();
-	if (via == VDSO_VIA_VDSO) {
-		const struct vdso_state *s = vdso_state();
-		return s->thread_area.fn ? vdso_tp(s) : NULL;
+	if (via == VDSOKIT_VIA_VDSO) {
+		const struct vdsokit_state *s = vdsokit_state();
+		return s->thread_area.fn ? vdsokit_tp(s) : NULL;
 	}
-	return vdso_thread_pointer();
+	return vdsokit_thread_pointer();
 }

@@ -10,23 +10,23 @@
 #include "internal.h"
 #include "image.h"
 
-const struct arch_symbol vdso_arch_symbols[SYM_COUNT] = ARCH_SYMBOLS;
+const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT] = ARCH_SYMBOLS;
 
-struct vdso_state vdso_global;
-int vdso_ready;
-/* What programs inlining vdso_clock_gettime read (include/vdsokit.h). */
-VDSO_EXPORT struct vdso__fastpath vdso__fast;
+struct vdsokit_state vdsokit_global;
+int vdsokit_ready;
+/* What programs inlining vdsokit_clock_gettime read (include/vdsokit.h). */
+VDSO_EXPORT struct vdsokit__fastpath vdsokit__fast;
 
 /* What the library saw while nobody has initialised it yet: no vDSO. */
-static const struct vdso_state vdso_empty = {
-	.image_reason = VDSO_REASON_NO_VDSO,
-	.gettime = { .reason = VDSO_REASON_NO_VDSO },
-	.getres = { .reason = VDSO_REASON_NO_VDSO },
-	.gettimeofday = { .reason = VDSO_REASON_NO_VDSO },
-	.time = { .reason = VDSO_REASON_NO_VDSO },
-	.getcpu = { .reason = VDSO_REASON_NO_VDSO },
-	.getrandom = { .reason = VDSO_REASON_NO_VDSO },
-	.thread_area = { .reason = VDSO_REASON_NO_VDSO },
+static const struct vdsokit_state vdsokit_empty = {
+	.image_reason = VDSOKIT_REASON_NO_VDSO,
+	.gettime = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.getres = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.gettimeofday = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.time = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.getcpu = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.getrandom = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.thread_area = { .reason = VDSOKIT_REASON_NO_VDSO },
 };
 
 static int arch_machine_matches(unsigned machine)
@@ -38,7 +38,7 @@ static int arch_machine_matches(unsigned machine)
 	return machine == ARCH_ELF_MACHINE;
 }
 
-/* vdso_use_image(): an image chosen by the program instead of the auxv's. */
+/* vdsokit_use_image(): an image chosen by the program instead of the auxv's. */
 static const void *override_base;
 static size_t override_size;
 static int override_set;
@@ -66,23 +66,23 @@ static int locate(const void **base, size_t *size)
 	if (!page || (page & (page - 1)))
 		page = 4096;
 	/* The kernel maps at least one page there: read the headers within it. */
-	int err = image_extent(*base, page, size);
+	int err = vdsokit__image_extent(*base, page, size);
 	if (err)
 		return err;
 	if (*size > MAX_IMAGE_SIZE)
-		return VDSO_IMAGE_TOO_LARGE;
+		return VDSOKIT_IMAGE_TOO_LARGE;
 	return 0;
 }
 
-static void resolve_symbols(struct vdso_state *s)
+static void resolve_symbols(struct vdsokit_state *s)
 {
 	for (int i = 0; i < SYM_COUNT; i++) {
-		const struct arch_symbol *want = &vdso_arch_symbols[i];
-		struct vdso_symbol sym;
+		const struct arch_symbol *want = &vdsokit_arch_symbols[i];
+		struct vdsokit_symbol sym;
 		if (!want->name)
 			continue;
-		if (vdso_image_lookup(s->image, want->name, want->version, &sym) == 0 &&
-		    image_symbol_is_callable(s->image, &sym)) {
+		if (vdsokit_image_lookup(s->image, want->name, want->version, &sym) == 0 &&
+		    vdsokit__image_symbol_is_callable(s->image, &sym)) {
 			s->sym_addr[i] = sym.address;
 			s->sym_version[i] = sym.version;
 		}
@@ -90,16 +90,16 @@ static void resolve_symbols(struct vdso_state *s)
 }
 
 /* The reason a missing entry is missing: never on this arch, or not in this kernel. */
-static enum vdso_reason absent(enum vdso_sym sym)
+static enum vdsokit_reason absent(enum vdsokit_sym sym)
 {
-	return vdso_arch_symbols[sym].name ? VDSO_REASON_SYMBOL_ABSENT : VDSO_REASON_NOT_ON_ARCH;
+	return vdsokit_arch_symbols[sym].name ? VDSOKIT_REASON_SYMBOL_ABSENT : VDSOKIT_REASON_NOT_ON_ARCH;
 }
 
-static struct vdso_entry entry_native(const struct vdso_state *s, enum vdso_sym sym)
+static struct vdsokit_entry entry_native(const struct vdsokit_state *s, enum vdsokit_sym sym)
 {
-	struct vdso_entry e = { .sym = sym, .time64 = ARCH_NATIVE_TIME64 };
+	struct vdsokit_entry e = { .sym = sym, .time64 = ARCH_NATIVE_TIME64 };
 	e.fn = s->sym_addr[sym];
-	e.reason = e.fn ? VDSO_REASON_OK : absent(sym);
+	e.reason = e.fn ? VDSOKIT_REASON_OK : absent(sym);
 	return e;
 }
 
@@ -110,30 +110,30 @@ static struct vdso_entry entry_native(const struct vdso_state *s, enum vdso_sym 
  * checks for overflow.  On arm the 64-bit entry counts only beside the
  * 32-bit one (pre-5.8 kernels exported it broken on their own).
  */
-static struct vdso_entry entry_time(const struct vdso_state *s, enum vdso_sym native,
-				    enum vdso_sym sym64)
+static struct vdsokit_entry entry_time(const struct vdsokit_state *s, enum vdsokit_sym native,
+				    enum vdsokit_sym sym64)
 {
 	if (ARCH_NATIVE_TIME64)
 		return entry_native(s, native);
 
 	const void *fn32 = s->sym_addr[native], *fn64 = s->sym_addr[sym64];
-	struct vdso_entry e = { .sym = sym64, .time64 = 1, .fn = fn64, .reason = VDSO_REASON_OK };
+	struct vdsokit_entry e = { .sym = sym64, .time64 = 1, .fn = fn64, .reason = VDSOKIT_REASON_OK };
 	if (fn64 && ARCH_GETTIME64_NEEDS_32 && !fn32) {
 		e.fn = NULL;
-		e.reason = VDSO_REASON_UNTRUSTED;
+		e.reason = VDSOKIT_REASON_UNTRUSTED;
 		return e;
 	}
 	if (fn64)
 		return e;
 	if (fn32)
-		return (struct vdso_entry){ .sym = native, .time64 = 0, .fn = fn32,
-					    .reason = VDSO_REASON_TIME32 };
+		return (struct vdsokit_entry){ .sym = native, .time64 = 0, .fn = fn32,
+					    .reason = VDSOKIT_REASON_TIME32 };
 	e.fn = NULL;
-	e.reason = vdso_arch_symbols[sym64].name ? absent(sym64) : absent(native);
+	e.reason = vdsokit_arch_symbols[sym64].name ? absent(sym64) : absent(native);
 	return e;
 }
 
-static void choose_entries(struct vdso_state *s)
+static void choose_entries(struct vdsokit_state *s)
 {
 	s->gettime = entry_time(s, SYM_CLOCK_GETTIME, SYM_CLOCK_GETTIME64);
 	s->getres = entry_time(s, SYM_CLOCK_GETRES, SYM_CLOCK_GETRES64);
@@ -145,15 +145,15 @@ static void choose_entries(struct vdso_state *s)
 	s->thread_area = entry_native(s, SYM_GET_THREAD_AREA);
 }
 
-static void mark_all(struct vdso_state *s, enum vdso_reason why)
+static void mark_all(struct vdsokit_state *s, enum vdsokit_reason why)
 {
-	struct vdso_entry *all[] = { &s->gettime, &s->getres, &s->gettimeofday, &s->time,
+	struct vdsokit_entry *all[] = { &s->gettime, &s->getres, &s->gettimeofday, &s->time,
 				     &s->getcpu, &s->getrandom, &s->thread_area };
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		all[i]->reason = why;
 }
 
-void vdso_resolve(struct vdso_state *s)
+void vdsokit_resolve(struct vdsokit_state *s)
 {
 	const void *base;
 	size_t size;
@@ -161,67 +161,67 @@ void vdso_resolve(struct vdso_state *s)
 	memset(s, 0, sizeof(*s));
 	int err = locate(&base, &size);
 	if (err == -ENOENT) {
-		s->image_reason = VDSO_REASON_NO_VDSO;
-		mark_all(s, VDSO_REASON_NO_VDSO);
+		s->image_reason = VDSOKIT_REASON_NO_VDSO;
+		mark_all(s, VDSOKIT_REASON_NO_VDSO);
 		return;
 	}
 	if (!err)
-		err = vdso_image_parse(&s->parsed, base, size);
+		err = vdsokit_image_parse(&s->parsed, base, size);
 	if (!err && (s->parsed.elf_class != ARCH_ELF_CLASS || s->parsed.big_endian != ARCH_BIG_ENDIAN ||
 		     !arch_machine_matches(s->parsed.machine)))
-		err = VDSO_IMAGE_WRONG_ARCH;
+		err = VDSOKIT_IMAGE_WRONG_ARCH;
 	if (err) {
-		s->image_reason = VDSO_REASON_BAD_IMAGE;
+		s->image_reason = VDSOKIT_REASON_BAD_IMAGE;
 		s->image_error = err;
-		mark_all(s, VDSO_REASON_BAD_IMAGE);
+		mark_all(s, VDSOKIT_REASON_BAD_IMAGE);
 		return;
 	}
 	s->image = &s->parsed;
-	s->image_reason = VDSO_REASON_OK;
+	s->image_reason = VDSOKIT_REASON_OK;
 	resolve_symbols(s);
 	choose_entries(s);
 }
 
-const struct vdso_state *vdso_state_slow(void)
+const struct vdsokit_state *vdsokit_state_slow(void)
 {
 	int expected = 0;
-	if (__atomic_compare_exchange_n(&vdso_ready, &expected, 1, 0, __ATOMIC_ACQUIRE,
+	if (__atomic_compare_exchange_n(&vdsokit_ready, &expected, 1, 0, __ATOMIC_ACQUIRE,
 					__ATOMIC_ACQUIRE)) {
 		/*
-		 * Nobody reads vdso_global before one of the two flags below says
-		 * it is ready: vdso_ready, and the clock_gettime fast path's clock
+		 * Nobody reads vdsokit_global before one of the two flags below says
+		 * it is ready: vdsokit_ready, and the clock_gettime fast path's clock
 		 * mask (src/time.c, include/vdsokit.h).  Both are stored last,
 		 * with release order.
 		 */
-		vdso_resolve(&vdso_global);
+		vdsokit_resolve(&vdsokit_global);
 		if (LIB_FASTPATH_INLINE)
-			vdso__fast.gettime = (int (*)(clockid_t, struct vdso_timespec *))
-						     (uintptr_t)vdso_global.gettime.fn;
-		__atomic_store_n(&vdso__fast.gettime_clocks,
-				 entry_clocks(&vdso_global.gettime) | VDSO__FAST_READY, __ATOMIC_RELEASE);
-		__atomic_store_n(&vdso_ready, 2, __ATOMIC_RELEASE);
-		return &vdso_global;
+			vdsokit__fast.gettime = (int (*)(clockid_t, struct vdsokit_timespec *))
+						     (uintptr_t)vdsokit_global.gettime.fn;
+		__atomic_store_n(&vdsokit__fast.gettime_clocks,
+				 entry_clocks(&vdsokit_global.gettime) | VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+		__atomic_store_n(&vdsokit_ready, 2, __ATOMIC_RELEASE);
+		return &vdsokit_global;
 	}
 	if (expected == 2)
-		return &vdso_global;
+		return &vdsokit_global;
 	/* Another thread (or the code this signal interrupted) is initialising. */
-	return &vdso_empty;
+	return &vdsokit_empty;
 }
 
-VDSO_EXPORT int vdso_init(void)
+VDSO_EXPORT int vdsokit_init(void)
 {
-	const struct vdso_state *s;
+	const struct vdsokit_state *s;
 	/* Spin only here, never on a call path: callers asked to wait. */
-	while ((s = vdso_state()) == &vdso_empty)
+	while ((s = vdsokit_state()) == &vdsokit_empty)
 		sys0(__NR_sched_yield);
 	if (s->image)
 		return 0;
-	return s->image_reason == VDSO_REASON_NO_VDSO ? -ENOENT : -ENOEXEC;
+	return s->image_reason == VDSOKIT_REASON_NO_VDSO ? -ENOENT : -ENOEXEC;
 }
 
-VDSO_EXPORT int vdso_use_image(const void *base, size_t size)
+VDSO_EXPORT int vdsokit_use_image(const void *base, size_t size)
 {
-	if (__atomic_load_n(&vdso_ready, __ATOMIC_ACQUIRE) != 0)
+	if (__atomic_load_n(&vdsokit_ready, __ATOMIC_ACQUIRE) != 0)
 		return -EBUSY;
 	override_base = base;
 	override_size = size;
@@ -229,12 +229,12 @@ VDSO_EXPORT int vdso_use_image(const void *base, size_t size)
 	return 0;
 }
 
-VDSO_EXPORT const struct vdso_image *vdso_process_image(void)
+VDSO_EXPORT const struct vdsokit_image *vdsokit_process_image(void)
 {
-	return vdso_state()->image;
+	return vdsokit_state()->image;
 }
 
-VDSO_EXPORT const char *vdso_arch_name(void)
+VDSO_EXPORT const char *vdsokit_arch_name(void)
 {
 	return ARCH_NAME;
 }

@@ -6,7 +6,7 @@
  *   callpath                      no vDSO: every call must take the syscall
  *                                 and agree with it (qemu-user maps no vDSO;
  *                                 natively the real one is hidden with
- *                                 vdso_use_image(NULL, 0))
+ *                                 vdsokit_use_image(NULL, 0))
  *   callpath --image FILE [KIND]  the synthetic image FILE (tests/images,
  *                                 "callable" variant of this architecture)
  *                                 mapped flat and handed to the library: the
@@ -103,7 +103,7 @@ static const struct expected_names names = {
 
 /* ---- the raw syscalls the library is compared with ----------------------- */
 
-static int sys_gettime(clockid_t clock, struct vdso_timespec *ts)
+static int sys_gettime(clockid_t clock, struct vdsokit_timespec *ts)
 {
 #ifdef SYS_clock_gettime64
 	/* 32-bit architectures: the y2038-safe syscall, __kernel_timespec. */
@@ -119,7 +119,7 @@ static int sys_gettime(clockid_t clock, struct vdso_timespec *ts)
 	return r ? -errno : 0;
 }
 
-static int sys_getres(clockid_t clock, struct vdso_timespec *ts)
+static int sys_getres(clockid_t clock, struct vdsokit_timespec *ts)
 {
 #ifdef SYS_clock_getres_time64
 	long r = syscall(SYS_clock_getres_time64, clock, ts);
@@ -139,17 +139,17 @@ static int sys_getcpu(unsigned *cpu, unsigned *node)
 	return syscall(SYS_getcpu, cpu, node, NULL) ? -errno : 0;
 }
 
-static int ts_le(const struct vdso_timespec *a, const struct vdso_timespec *b)
+static int ts_le(const struct vdsokit_timespec *a, const struct vdsokit_timespec *b)
 {
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
 }
 
-static const char *path_text(const struct vdso_path *p)
+static const char *path_text(const struct vdsokit_path *p)
 {
 	static char buf[256];
 
-	snprintf(buf, sizeof(buf), "%s (%s) %s%s%s", vdso_route_name(p->route),
-		 vdso_reason_text(p->reason), p->symbol ? p->symbol : "",
+	snprintf(buf, sizeof(buf), "%s (%s) %s%s%s", vdsokit_route_name(p->route),
+		 vdsokit_reason_text(p->reason), p->symbol ? p->symbol : "",
 		 p->version ? "@" : "", p->version ? p->version : "");
 	return buf;
 }
@@ -170,9 +170,9 @@ static int str_eq(const char *a, const char *b)
  */
 static void check_gettime_against_syscall(clockid_t clock, const char *how)
 {
-	struct vdso_timespec before = { 0, 0 }, got = { -1, -1 }, after = { 0, 0 };
+	struct vdsokit_timespec before = { 0, 0 }, got = { -1, -1 }, after = { 0, 0 };
 	int rb = sys_gettime(clock, &before);
-	int r = vdso_clock_gettime(clock, &got);
+	int r = vdsokit_clock_gettime(clock, &got);
 	int ra = sys_gettime(clock, &after);
 
 	if (rb || ra) {
@@ -190,9 +190,9 @@ static void check_gettime_against_syscall(clockid_t clock, const char *how)
 
 static void check_getres_against_syscall(clockid_t clock, const char *how)
 {
-	struct vdso_timespec want = { -1, -1 }, got = { -2, -2 };
+	struct vdsokit_timespec want = { -1, -1 }, got = { -2, -2 };
 	int rw = sys_getres(clock, &want);
-	int r = vdso_clock_getres(clock, &got);
+	int r = vdsokit_clock_getres(clock, &got);
 
 	if (!ok(r == rw && (rw || (got.tv_sec == want.tv_sec && got.tv_nsec == want.tv_nsec)),
 		   "%s: clock_getres(%d) equals the syscall's", how, (int)clock))
@@ -203,10 +203,10 @@ static void check_getres_against_syscall(clockid_t clock, const char *how)
 /* Sandwich in microseconds against CLOCK_REALTIME. */
 static void check_gettimeofday_against_syscall(const char *how)
 {
-	struct vdso_timespec before, after;
-	struct vdso_timeval got = { -1, -1 };
+	struct vdsokit_timespec before, after;
+	struct vdsokit_timeval got = { -1, -1 };
 	sys_gettime(CLOCK_REALTIME, &before);
-	int r = vdso_gettimeofday(&got, NULL);
+	int r = vdsokit_gettimeofday(&got, NULL);
 	sys_gettime(CLOCK_REALTIME, &after);
 	int64_t lo = before.tv_sec * 1000000 + before.tv_nsec / 1000;
 	int64_t hi = after.tv_sec * 1000000 + after.tv_nsec / 1000;
@@ -220,7 +220,7 @@ static void check_gettimeofday_against_syscall(const char *how)
 	struct timezone sys_tz = { -1, -1 }, tz = { -2, -2 };
 	struct timeval tv;
 	long rs = syscall(SYS_gettimeofday, &tv, &sys_tz);
-	r = vdso_gettimeofday(&got, &tz);
+	r = vdsokit_gettimeofday(&got, &tz);
 	ok(rs == 0 && r == 0 && tz.tz_minuteswest == sys_tz.tz_minuteswest &&
 		      tz.tz_dsttime == sys_tz.tz_dsttime,
 	      "%s: gettimeofday's timezone equals the syscall's (%d,%d)", how, sys_tz.tz_minuteswest,
@@ -230,10 +230,10 @@ static void check_gettimeofday_against_syscall(const char *how)
 
 static void check_time_against_syscall(const char *how)
 {
-	struct vdso_timespec before, after;
+	struct vdsokit_timespec before, after;
 	int64_t t = -1, stored = -2;
 	sys_gettime(CLOCK_REALTIME, &before);
-	int r = vdso_time(&stored);
+	int r = vdsokit_time(&stored);
 	t = stored;
 	sys_gettime(CLOCK_REALTIME, &after);
 	/* time() may read the coarse clock, up to a tick behind REALTIME. */
@@ -247,7 +247,7 @@ static void check_getcpu_against_syscall(const char *how)
 {
 	unsigned cpu = ~0u, node = ~0u, want_cpu = ~1u, want_node = ~1u;
 	int rw = sys_getcpu(&want_cpu, &want_node);
-	int r = vdso_getcpu(&cpu, &node);
+	int r = vdsokit_getcpu(&cpu, &node);
 
 	if (!ok(r == rw && (rw || (cpu == want_cpu && node == want_node)),
 		   "%s: getcpu equals the syscall's (pinned to one CPU)", how))
@@ -300,13 +300,13 @@ static int run_without_vdso(void)
 
 	if (getauxval(AT_SYSINFO_EHDR)) {
 		/* Native run: hide the real vDSO, as qemu-user has none. */
-		ok(vdso_use_image(NULL, 0) == 0, "%s: vdso_use_image(NULL, 0) before any call", how);
-		printf("# native run: the kernel's vDSO hidden by vdso_use_image(NULL, 0)\n");
+		ok(vdsokit_use_image(NULL, 0) == 0, "%s: vdsokit_use_image(NULL, 0) before any call", how);
+		printf("# native run: the kernel's vDSO hidden by vdsokit_use_image(NULL, 0)\n");
 	} else {
 		printf("# no AT_SYSINFO_EHDR in this process (qemu-user)\n");
 	}
-	ok(vdso_init() == -ENOENT, "%s: vdso_init() says -ENOENT", how);
-	ok(vdso_process_image() == NULL, "%s: no process image", how);
+	ok(vdsokit_init() == -ENOENT, "%s: vdsokit_init() says -ENOENT", how);
+	ok(vdsokit_process_image() == NULL, "%s: no process image", how);
 	pin_to_current_cpu();
 
 	for (clockid_t c = 0; c < CLOCK_COUNT; c++)
@@ -322,40 +322,40 @@ static int run_without_vdso(void)
 
 	unsigned char buf[64];
 	memset(buf, 0, sizeof(buf));
-	ssize_t n = vdso_getrandom(buf, sizeof(buf), 0);
+	ssize_t n = vdsokit_getrandom(buf, sizeof(buf), 0);
 	int nonzero = 0;
 	for (size_t i = 0; i < sizeof(buf); i++)
 		nonzero |= buf[i];
 	ok(n == (ssize_t)sizeof(buf) && nonzero, "%s: getrandom fills %zu bytes (got %zd)", how,
 	      sizeof(buf), n);
 
-	void *tp = vdso_thread_pointer();
+	void *tp = vdsokit_thread_pointer();
 	if (!ok(tp == expected_thread_pointer(), "%s: thread pointer is the ABI's", how))
 		diag("library %p, expected %p", tp, expected_thread_pointer());
 
 	/* The path report: every call is a syscall because there is no vDSO. */
-	struct vdso_path p;
+	struct vdsokit_path p;
 	for (clockid_t c = 0; c < CLOCK_COUNT; c++) {
-		vdso_path_of(VDSO_FN_CLOCK_GETTIME, c, &p);
-		ok(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_NO_VDSO &&
+		vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
+		ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_NO_VDSO &&
 			      p.syscall && p.syscall_nr >= 0,
 		      "%s: path of clock_gettime(%d): %s via %s", how, (int)c, path_text(&p),
 		      p.syscall ? p.syscall : "?");
 	}
-	static const enum vdso_func others[] = { VDSO_FN_CLOCK_GETRES, VDSO_FN_GETTIMEOFDAY,
-						 VDSO_FN_TIME, VDSO_FN_GETCPU, VDSO_FN_GETRANDOM };
+	static const enum vdsokit_func others[] = { VDSOKIT_FN_CLOCK_GETRES, VDSOKIT_FN_GETTIMEOFDAY,
+						 VDSOKIT_FN_TIME, VDSOKIT_FN_GETCPU, VDSOKIT_FN_GETRANDOM };
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
-		vdso_path_of(others[i], CLOCK_MONOTONIC, &p);
-		ok(p.route == VDSO_ROUTE_SYSCALL &&
-			      (p.reason == VDSO_REASON_NO_VDSO || p.reason == VDSO_REASON_NOT_ON_ARCH),
-		      "%s: path of %s: %s", how, vdso_func_name(others[i]), path_text(&p));
+		vdsokit_path_of(others[i], CLOCK_MONOTONIC, &p);
+		ok(p.route == VDSOKIT_ROUTE_SYSCALL &&
+			      (p.reason == VDSOKIT_REASON_NO_VDSO || p.reason == VDSOKIT_REASON_NOT_ON_ARCH),
+		      "%s: path of %s: %s", how, vdsokit_func_name(others[i]), path_text(&p));
 	}
-	vdso_path_of(VDSO_FN_THREAD_POINTER, 0, &p);
+	vdsokit_path_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
 #if defined(__m68k__)
-	ok(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_NO_VDSO,
+	ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_NO_VDSO,
 	      "%s: path of thread_pointer: %s", how, path_text(&p));
 #else
-	ok(p.route == VDSO_ROUTE_REGISTER, "%s: path of thread_pointer: %s", how, path_text(&p));
+	ok(p.route == VDSOKIT_ROUTE_REGISTER, "%s: path of thread_pointer: %s", how, path_text(&p));
 #endif
 	return done_testing();
 }
@@ -365,9 +365,9 @@ static int run_without_vdso(void)
 enum image_kind { KIND_CALLABLE, KIND_ONLY64, KIND_ONLY32 };
 
 /* The fake clock_gettime's answer for clock c through entry "is_64". */
-static struct vdso_timespec fake_gettime_value(clockid_t c, int is_64)
+static struct vdsokit_timespec fake_gettime_value(clockid_t c, int is_64)
 {
-	struct vdso_timespec ts;
+	struct vdsokit_timespec ts;
 	if (is_64) {
 		ts.tv_sec = 0x640000 + c;
 		ts.tv_nsec = 2000 + c;
@@ -395,13 +395,13 @@ static enum fake_entry gettime_entry_of(const char *sym)
 
 static void check_gettime_through_image(clockid_t c, enum image_kind kind)
 {
-	struct vdso_path p;
+	struct vdsokit_path p;
 	char how[64];
-	vdso_path_of(VDSO_FN_CLOCK_GETTIME, c, &p);
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
 	snprintf(how, sizeof(how), "image, path %s", path_text(&p));
 
 	enum fake_entry entry = gettime_entry_of(p.symbol);
-	if (p.route != VDSO_ROUTE_VDSO || entry == FAKE_NONE) {
+	if (p.route != VDSOKIT_ROUTE_VDSO || entry == FAKE_NONE) {
 		/* The library takes the syscall for this clock: it must agree. */
 		check_gettime_against_syscall(c, how);
 		return;
@@ -417,8 +417,8 @@ static void check_gettime_through_image(clockid_t c, enum image_kind kind)
 		check_gettime_against_syscall(c, "image, overflowed 32-bit tv_sec");
 		return;
 	}
-	struct vdso_timespec got = { -1, -1 }, want = fake_gettime_value(c, entry == FAKE_TIME64);
-	int r = vdso_clock_gettime(c, &got);
+	struct vdsokit_timespec got = { -1, -1 }, want = fake_gettime_value(c, entry == FAKE_TIME64);
+	int r = vdsokit_clock_gettime(c, &got);
 	if (!ok(r == 0 && got.tv_sec == want.tv_sec && got.tv_nsec == want.tv_nsec,
 		   "image: clock_gettime(%d) returns the fake %s's {%#" PRIx64 ", %" PRId64 "}",
 		   (int)c, p.symbol, want.tv_sec, want.tv_nsec))
@@ -428,27 +428,27 @@ static void check_gettime_through_image(clockid_t c, enum image_kind kind)
 
 static void check_image_paths(enum image_kind kind)
 {
-	struct vdso_path p;
+	struct vdsokit_path p;
 
 	/* Which clock_gettime entry, for the clocks every vDSO reads itself. */
 	static const clockid_t fast[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_REALTIME_COARSE,
 					  CLOCK_MONOTONIC_COARSE };
 	for (size_t i = 0; i < sizeof(fast) / sizeof(fast[0]); i++) {
-		vdso_path_of(VDSO_FN_CLOCK_GETTIME, fast[i], &p);
+		vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, fast[i], &p);
 		switch (kind) {
 		case KIND_ONLY64:
-			ok(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_UNTRUSTED,
+			ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_UNTRUSTED,
 			      "only64: clock_gettime64 without clock_gettime is not trusted: "
 			      "path of clock %d: %s", (int)fast[i], path_text(&p));
 			break;
 		case KIND_ONLY32:
-			ok(p.route == VDSO_ROUTE_VDSO && p.reason == VDSO_REASON_TIME32 &&
+			ok(p.route == VDSOKIT_ROUTE_VDSO && p.reason == VDSOKIT_REASON_TIME32 &&
 				      str_eq(p.symbol, names.gettime32) && str_eq(p.version, names.node),
 			      "only32: the 32-bit entry %s@%s serves clock %d: %s", or_none(names.gettime32),
 			      names.node, (int)fast[i], path_text(&p));
 			break;
 		case KIND_CALLABLE:
-			ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettime) &&
+			ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.gettime) &&
 				      str_eq(p.version, names.node) && p.address != NULL,
 			      "image: clock %d served by %s@%s: %s", (int)fast[i], names.gettime,
 			      names.node, path_text(&p));
@@ -456,8 +456,8 @@ static void check_image_paths(enum image_kind kind)
 		}
 	}
 	/* A clock id outside 0..11: the library's answer, either way, is -EINVAL. */
-	struct vdso_timespec ts;
-	int r = vdso_clock_gettime(CLOCK_INVALID_ID, &ts);
+	struct vdsokit_timespec ts;
+	int r = vdsokit_clock_gettime(CLOCK_INVALID_ID, &ts);
 	ok(r == -EINVAL, "image: clock_gettime(%d) is -EINVAL (got %d)", CLOCK_INVALID_ID, r);
 
 	if (kind != KIND_CALLABLE)
@@ -465,20 +465,20 @@ static void check_image_paths(enum image_kind kind)
 
 	/* The explicit paths: the vDSO alone does not retry, the syscall is real. */
 	if (names.gettime) {
-		r = vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_BOOTTIME_ID, &ts);
+		r = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, CLOCK_BOOTTIME_ID, &ts);
 		ok(r == -ENOSYS, "image: via VDSO, clock_gettime(BOOTTIME) is the fake's -ENOSYS (got %d)",
 		      r);
-		struct vdso_timespec want = fake_gettime_value(CLOCK_MONOTONIC, names.gettime_is_time64);
+		struct vdsokit_timespec want = fake_gettime_value(CLOCK_MONOTONIC, names.gettime_is_time64);
 		if (kind == KIND_ONLY32)
 			want = fake_gettime_value(CLOCK_MONOTONIC, 0);
-		r = vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_MONOTONIC, &ts);
+		r = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, CLOCK_MONOTONIC, &ts);
 		ok(r == 0 && ts.tv_sec == want.tv_sec && ts.tv_nsec == want.tv_nsec,
 		      "image: via VDSO, clock_gettime(MONOTONIC) is the fake's");
 		/* The error convention (powerpc: CR0.SO and a positive r3). */
-		r = vdso_clock_gettime_via(VDSO_VIA_VDSO, CLOCK_INVALID_ID, &ts);
+		r = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, CLOCK_INVALID_ID, &ts);
 		ok(r == -EINVAL, "image: via VDSO, clock_gettime(%d) is the fake's -EINVAL (got %d)",
 		      CLOCK_INVALID_ID, r);
-		r = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_MONOTONIC, &ts);
+		r = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_MONOTONIC, &ts);
 		ok(r == 0 && ts.tv_sec != want.tv_sec,
 		      "image: via SYSCALL, clock_gettime(MONOTONIC) is the kernel's");
 	}
@@ -486,16 +486,16 @@ static void check_image_paths(enum image_kind kind)
 
 static void check_getres_through_image(clockid_t c)
 {
-	struct vdso_path p;
-	vdso_path_of(VDSO_FN_CLOCK_GETRES, c, &p);
-	if (p.route != VDSO_ROUTE_VDSO) {
+	struct vdsokit_path p;
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, c, &p);
+	if (p.route != VDSOKIT_ROUTE_VDSO) {
 		char how[64];
 		snprintf(how, sizeof(how), "image, path %s", path_text(&p));
 		check_getres_against_syscall(c, how);
 		return;
 	}
-	struct vdso_timespec got = { -1, -1 };
-	int r = vdso_clock_getres(c, &got);
+	struct vdsokit_timespec got = { -1, -1 };
+	int r = vdsokit_clock_getres(c, &got);
 	/* {0, 7} from a 64-bit-time entry, {0, 3} from a 32-bit one. */
 	int want_nsec = str_eq(p.symbol, names.getres) ? (names.getres_is_64 ? 7 : 3)
 			: (sizeof(long) == 8 ? 7 : 3);
@@ -508,41 +508,41 @@ static void check_getres_through_image(clockid_t c)
 
 static void check_others_through_image(void)
 {
-	struct vdso_path p;
+	struct vdsokit_path p;
 	int r;
 
 	/* gettimeofday: its own entry, or derived from clock_gettime, or syscall. */
-	vdso_path_of(VDSO_FN_GETTIMEOFDAY, 0, &p);
+	vdsokit_path_of(VDSOKIT_FN_GETTIMEOFDAY, 0, &p);
 	if (names.gettimeofday)
-		ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettimeofday) &&
+		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.gettimeofday) &&
 			      str_eq(p.version, names.node),
 		      "image: gettimeofday served by %s: %s", names.gettimeofday, path_text(&p));
-	if (p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.gettimeofday)) {
-		struct vdso_timeval tv = { -1, -1 };
+	if (p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.gettimeofday)) {
+		struct vdsokit_timeval tv = { -1, -1 };
 		struct timezone tz = { -1, -1 };
-		r = vdso_gettimeofday(&tv, &tz);
+		r = vdsokit_gettimeofday(&tv, &tz);
 		if (!ok(r == 0 && tv.tv_sec == 0x33333 && tv.tv_usec == 0x444 &&
 				   tz.tz_minuteswest == 5 && tz.tz_dsttime == 0,
 			   "image: gettimeofday returns the fake's {0x33333, 0x444} and timezone {5, 0}"))
 			diag("got %d {%#" PRIx64 ", %#" PRIx64 "} tz {%d, %d}", r, tv.tv_sec, tv.tv_usec,
 			     tz.tz_minuteswest, tz.tz_dsttime);
 		tv.tv_sec = -1;
-		r = vdso_gettimeofday(&tv, NULL);
+		r = vdsokit_gettimeofday(&tv, NULL);
 		ok(r == 0 && tv.tv_sec == 0x33333, "image: gettimeofday without a timezone");
 	} else {
 		check_gettimeofday_against_syscall("image, gettimeofday not from its vDSO entry");
 	}
 
-	vdso_path_of(VDSO_FN_TIME, 0, &p);
+	vdsokit_path_of(VDSOKIT_FN_TIME, 0, &p);
 	if (names.time)
-		ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.time),
+		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.time),
 		      "image: time served by %s: %s", names.time, path_text(&p));
 	int64_t t = -1;
-	r = vdso_time(&t);
-	if (p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.time)) {
+	r = vdsokit_time(&t);
+	if (p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.time)) {
 		ok(r >= 0 && t == 0x55555, "image: time returns the fake's 0x55555 (got %d, %#" PRIx64 ")",
 		      r, t);
-	} else if (p.route == VDSO_ROUTE_VDSO) {
+	} else if (p.route == VDSOKIT_ROUTE_VDSO) {
 		/* Seconds of a clock_gettime through the vDSO (REALTIME or COARSE). */
 		int64_t base = fake_gettime_value(0, gettime_entry_of(p.symbol) == FAKE_TIME64).tv_sec;
 		ok(r >= 0 && (t == base + CLOCK_REALTIME || t == base + CLOCK_REALTIME_COARSE),
@@ -551,28 +551,28 @@ static void check_others_through_image(void)
 		check_time_against_syscall("image, time by syscall");
 	}
 
-	vdso_path_of(VDSO_FN_GETCPU, 0, &p);
+	vdsokit_path_of(VDSOKIT_FN_GETCPU, 0, &p);
 	if (names.getcpu) {
 		unsigned cpu = 0, node = 0;
-		ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.getcpu),
+		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.getcpu),
 		      "image: getcpu served by %s: %s", names.getcpu, path_text(&p));
-		r = vdso_getcpu(&cpu, &node);
+		r = vdsokit_getcpu(&cpu, &node);
 		ok(r == 0 && cpu == 3 && node == 4, "image: getcpu returns the fake's cpu 3 node 4 (got %d, %u, %u)",
 		      r, cpu, node);
 		cpu = 0;
-		r = vdso_getcpu(&cpu, NULL);
+		r = vdsokit_getcpu(&cpu, NULL);
 		ok(r == 0 && cpu == 3, "image: getcpu without node");
 	} else {
-		ok(p.route == VDSO_ROUTE_SYSCALL, "image: getcpu by syscall: %s", path_text(&p));
+		ok(p.route == VDSOKIT_ROUTE_SYSCALL, "image: getcpu by syscall: %s", path_text(&p));
 		check_getcpu_against_syscall("image");
 	}
 
-	vdso_path_of(VDSO_FN_GETRANDOM, 0, &p);
+	vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p);
 	unsigned char buf[100];
 	memset(buf, 0, sizeof(buf));
-	ssize_t n = vdso_getrandom(buf, sizeof(buf), 0);
+	ssize_t n = vdsokit_getrandom(buf, sizeof(buf), 0);
 	if (names.getrandom) {
-		ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.getrandom),
+		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.getrandom),
 		      "image: getrandom served by %s: %s", names.getrandom, path_text(&p));
 		int all_a5 = 1;
 		for (size_t i = 0; i < sizeof(buf); i++)
@@ -581,23 +581,23 @@ static void check_others_through_image(void)
 			   "image: getrandom returns the fake's 0xA5 bytes (got %zd)", n))
 			diag("first bytes %02x %02x %02x %02x", buf[0], buf[1], buf[2], buf[3]);
 	} else {
-		ok(p.route == VDSO_ROUTE_SYSCALL && n == (ssize_t)sizeof(buf),
+		ok(p.route == VDSOKIT_ROUTE_SYSCALL && n == (ssize_t)sizeof(buf),
 		      "image: getrandom by syscall: %s (got %zd)", path_text(&p), n);
 	}
 
-	vdso_path_of(VDSO_FN_THREAD_POINTER, 0, &p);
-	void *tp = vdso_thread_pointer();
+	vdsokit_path_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
+	void *tp = vdsokit_thread_pointer();
 	if (names.thread_area) {
-		ok(p.route == VDSO_ROUTE_VDSO && str_eq(p.symbol, names.thread_area) &&
+		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.thread_area) &&
 			      str_eq(p.version, names.node),
 		      "image: thread pointer served by %s@%s: %s", names.thread_area, names.node,
 		      path_text(&p));
 		ok(tp == (void *)0x7ead0000, "image: thread pointer is the fake's 0x7ead0000 (got %p)",
 		      tp);
-		ok(vdso_thread_pointer_via(VDSO_VIA_SYSCALL) == expected_thread_pointer(),
+		ok(vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL) == expected_thread_pointer(),
 		      "image: via SYSCALL, the thread pointer is get_thread_area's");
 	} else {
-		ok(p.route == VDSO_ROUTE_REGISTER && tp == expected_thread_pointer(),
+		ok(p.route == VDSOKIT_ROUTE_REGISTER && tp == expected_thread_pointer(),
 		      "image: thread pointer from the ABI register (%p): %s", tp, path_text(&p));
 	}
 }
@@ -620,15 +620,15 @@ static int run_with_image(const char *file, enum image_kind kind)
 	}
 
 	printf("# image %s mapped at %p\n", file, base);
-	if (!ok(vdso_use_image(base, (size_t)st.st_size) == 0,
-		   "image: vdso_use_image before any other call"))
+	if (!ok(vdsokit_use_image(base, (size_t)st.st_size) == 0,
+		   "image: vdsokit_use_image before any other call"))
 		return done_testing();
-	int r = vdso_init();
-	if (!ok(r == 0, "image: vdso_init() accepts it (%d)", r))
+	int r = vdsokit_init();
+	if (!ok(r == 0, "image: vdsokit_init() accepts it (%d)", r))
 		return done_testing();
-	ok(vdso_process_image() != NULL && vdso_process_image()->data == base,
+	ok(vdsokit_process_image() != NULL && vdsokit_process_image()->data == base,
 	      "image: it is the process image");
-	ok(vdso_use_image(NULL, 0) == -EBUSY, "image: vdso_use_image after init is -EBUSY");
+	ok(vdsokit_use_image(NULL, 0) == -EBUSY, "image: vdsokit_use_image after init is -EBUSY");
 	pin_to_current_cpu();
 
 	check_image_paths(kind);
@@ -638,8 +638,8 @@ static int run_with_image(const char *file, enum image_kind kind)
 		if (names.getres) {
 			for (clockid_t c = 0; c < CLOCK_COUNT; c++)
 				check_getres_through_image(c);
-			struct vdso_timespec res;
-			r = vdso_clock_getres(CLOCK_INVALID_ID, &res);
+			struct vdsokit_timespec res;
+			r = vdsokit_clock_getres(CLOCK_INVALID_ID, &res);
 			ok(r == -EINVAL, "image: clock_getres(%d) is -EINVAL (got %d)", CLOCK_INVALID_ID, r);
 		} else {
 			for (clockid_t c = 0; c < CLOCK_COUNT; c++)

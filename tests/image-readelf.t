@@ -6,7 +6,7 @@
 # class, byte order, machine, hash tables, build-id, dynamic symbols (name,
 # version, value, size, type, bind, visibility, section index) and version
 # definitions as `readelf` (binutils, an independent implementation), and
-# vdso_image_lookup(name, version) must find exactly the symbols readelf
+# vdsokit_image_lookup(name, version) must find exactly the symbols readelf
 # shows as defined global/weak functions in that version.  Callable images
 # must also be flat (p_offset == p_vaddr) and free of relocations, since
 # tests/callpath.c maps them as they are.

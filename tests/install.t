@@ -16,12 +16,12 @@ cat >"$dest/prog.c" <<'C'
 #include <stdio.h>
 int main(void)
 {
-	struct vdso_timespec ts;
-	struct vdso_path p;
-	if (vdso_clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
+	struct vdsokit_timespec ts;
+	struct vdsokit_path p;
+	if (vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
 		return 1;
-	vdso_path_of(VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
-	printf("%s %lld\n", vdso_route_name(p.route), (long long)ts.tv_sec);
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+	printf("%s %lld\n", vdsokit_route_name(p.route), (long long)ts.tv_sec);
 	return 0;
 }
 C

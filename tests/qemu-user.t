@@ -4,7 +4,7 @@
 #   1. no vDSO (qemu-user maps none; natively the real one is hidden):
 #      every call takes the syscall and agrees with it;
 #   2. the architecture's "callable" synthetic image (tests/images) mapped
-#      flat and handed to the library with vdso_use_image(): the vDSO call
+#      flat and handed to the library with vdsokit_use_image(): the vDSO call
 #      path itself (calling convention, time64 preference and 32-bit
 #      overflow, -ENOSYS retry, powerpc CR0.SO, m68k thread pointer) runs on
 #      that architecture;

@@ -17,7 +17,7 @@ $(BUILD)/tests/calls-novdso.t: tests/lib/calls.c tests/tap.h $(LIB_A)
 	$(CC) $(TEST_CFLAGS) -DTEST_NO_VDSO=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
 # Against the shared library, through its version-map exports only, and
-# calling the out-of-line vdso_clock_gettime instead of the inline fast path.
+# calling the out-of-line vdsokit_clock_gettime instead of the inline fast path.
 $(BUILD)/tests/calls-shared.t: tests/lib/calls.c tests/tap.h $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -DVDSOKIT_NO_INLINE -o $@ $< -L$(BUILD)/lib -l:libvdsokit.so.$(SOVERSION) \

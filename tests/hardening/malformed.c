@@ -8,8 +8,8 @@
  *
  *   - the image sits at the very end of a mapping followed by a PROT_NONE
  *     guard page, so a read past its last byte kills the child;
- *   - vdso_image_parse() returns exactly the vdso_image_error expected;
- *   - vdso_use_image() with those bytes, then vdso_init(): the library
+ *   - vdsokit_image_parse() returns exactly the vdsokit_image_error expected;
+ *   - vdsokit_use_image() with those bytes, then vdsokit_init(): the library
  *     rejects the image (-ENOEXEC, the same error recorded), reports the
  *     syscall path with reason "bad image", and its calls agree with the
  *     raw syscalls.
@@ -40,8 +40,8 @@
 #include <unistd.h>
 
 #include "vdsokit.h"
-#include "internal.h" /* vdso_global.image_error: the error the library recorded */
-#include "image.h"    /* image_extent: the host vDSO's size, as the library finds it */
+#include "internal.h" /* vdsokit_global.image_error: the error the library recorded */
+#include "image.h"    /* vdsokit__image_extent: the host vDSO's size, as the library finds it */
 #include "../tap.h"
 
 /* ---- a writable view of an ELF image of either class and byte order ---- */
@@ -437,73 +437,73 @@ static int m_section_headers_lie(struct elf *e)
 struct mutation {
 	const char *name;
 	int (*apply)(struct elf *);
-	int parse_error;  /* what vdso_image_parse returns */
-	int lib_error;    /* what vdso_use_image + vdso_init record, LIB_SAME: parse_error */
+	int parse_error;  /* what vdsokit_image_parse returns */
+	int lib_error;    /* what vdsokit_use_image + vdsokit_init record, LIB_SAME: parse_error */
 };
 
 static const struct mutation mutations[] = {
-	{ "empty file", m_empty, VDSO_IMAGE_TRUNCATED, LIB_SAME },
-	{ "10 bytes: e_ident cut", m_short_ident, VDSO_IMAGE_TRUNCATED, LIB_SAME },
-	{ "ELF header cut by one byte", m_short_ehdr, VDSO_IMAGE_TRUNCATED, LIB_SAME },
-	{ "bad magic", m_magic, VDSO_IMAGE_NOT_ELF, LIB_SAME },
-	{ "EI_CLASS 3", m_class, VDSO_IMAGE_BAD_CLASS, LIB_SAME },
-	{ "EI_DATA 3", m_data, VDSO_IMAGE_BAD_BYTE_ORDER, LIB_SAME },
-	{ "EI_VERSION 0", m_ident_version, VDSO_IMAGE_BAD_VERSION, LIB_SAME },
-	{ "e_version 2", m_e_version, VDSO_IMAGE_BAD_VERSION, LIB_SAME },
-	{ "e_type ET_EXEC", m_e_type, VDSO_IMAGE_NOT_SHARED, LIB_SAME },
-	{ "e_phoff at the end of the file", m_phoff_past, VDSO_IMAGE_BAD_PHDR, LIB_SAME },
-	{ "e_phoff + phdrs overflows", m_phoff_wraps, VDSO_IMAGE_BAD_PHDR, LIB_SAME },
-	{ "e_phentsize 8 too large", m_phentsize_big, VDSO_IMAGE_BAD_PHDR, LIB_SAME },
-	{ "e_phentsize 8 too small", m_phentsize_small, VDSO_IMAGE_BAD_PHDR, LIB_SAME },
-	{ "e_phentsize 0", m_phentsize_zero, VDSO_IMAGE_BAD_PHDR, LIB_SAME },
-	{ "e_phnum 0", m_phnum_zero, VDSO_IMAGE_BAD_PHDR, LIB_SAME },
-	{ "e_phnum 65535: phdrs past the end", m_phnum_huge, VDSO_IMAGE_BAD_PHDR, LIB_SAME },
-	{ "file cut inside the program headers", m_cut_in_phdrs, VDSO_IMAGE_BAD_PHDR, LIB_SAME },
-	{ "first PT_LOAD below address 0", m_load_below_zero, VDSO_IMAGE_BAD_PHDR, LIB_SAME },
-	{ "no PT_LOAD", m_no_load, VDSO_IMAGE_NO_LOAD, LIB_SAME },
-	{ "no PT_DYNAMIC", m_no_dynamic, VDSO_IMAGE_NO_DYNAMIC, LIB_SAME },
-	{ "PT_DYNAMIC at the end of the file", m_dynamic_past, VDSO_IMAGE_BAD_DYNAMIC, LIB_SAME },
-	{ "PT_DYNAMIC offset + size overflows", m_dynamic_size_wraps, VDSO_IMAGE_BAD_DYNAMIC, LIB_SAME },
-	{ "file cut inside the dynamic section", m_cut_in_dynamic, VDSO_IMAGE_BAD_DYNAMIC, LIB_SAME },
-	{ "no DT_STRTAB", m_no_strtab, VDSO_IMAGE_BAD_STRTAB, LIB_SAME },
-	{ "DT_STRTAB past the end", m_strtab_past, VDSO_IMAGE_BAD_STRTAB, LIB_SAME },
-	{ "DT_STRTAB at the highest address", m_strtab_max, VDSO_IMAGE_BAD_STRTAB, LIB_SAME },
-	{ "DT_STRSZ past the end", m_strsz_past, VDSO_IMAGE_BAD_STRTAB, LIB_SAME },
-	{ "DT_STRTAB + DT_STRSZ overflows", m_strsz_wraps, VDSO_IMAGE_BAD_STRTAB, LIB_SAME },
-	{ "DT_STRSZ 0", m_strsz_zero, VDSO_IMAGE_BAD_STRTAB, LIB_SAME },
-	{ "string table without its final NUL", m_strtab_unterminated, VDSO_IMAGE_BAD_STRTAB, LIB_SAME },
-	{ "DT_STRSZ cuts the last string", m_strsz_cuts_string, VDSO_IMAGE_BAD_STRTAB, LIB_SAME },
-	{ "no DT_SYMTAB", m_no_symtab, VDSO_IMAGE_BAD_SYMTAB, LIB_SAME },
-	{ "DT_SYMTAB past the end", m_symtab_past, VDSO_IMAGE_BAD_SYMTAB, LIB_SAME },
-	{ "DT_SYMENT wrong", m_syment_wrong, VDSO_IMAGE_BAD_SYMTAB, LIB_SAME },
-	{ "symbols run past the end", m_symtab_near_end, VDSO_IMAGE_BAD_SYMTAB, LIB_SAME },
-	{ "neither DT_HASH nor DT_GNU_HASH", m_no_hash, VDSO_IMAGE_NO_HASH, LIB_SAME },
-	{ "DT_HASH past the end", m_hash_past, VDSO_IMAGE_BAD_HASH, LIB_SAME },
-	{ "DT_HASH nbucket 0", m_hash_nbucket_zero, VDSO_IMAGE_BAD_HASH, LIB_SAME },
-	{ "DT_HASH nbucket 2^32-1", m_hash_nbucket_huge, VDSO_IMAGE_BAD_HASH, LIB_SAME },
-	{ "DT_HASH nchain 2^32-1", m_hash_nchain_huge, VDSO_IMAGE_BAD_HASH, LIB_SAME },
-	{ "DT_HASH chains one entry past the end", m_hash_runs_past, VDSO_IMAGE_BAD_HASH, LIB_SAME },
-	{ "DT_GNU_HASH past the end", m_gnu_past, VDSO_IMAGE_BAD_GNU_HASH, LIB_SAME },
-	{ "GNU hash with 0 buckets", m_gnu_nbucket_zero, VDSO_IMAGE_BAD_GNU_HASH, LIB_SAME },
-	{ "GNU hash with 2^32-1 buckets", m_gnu_nbucket_huge, VDSO_IMAGE_BAD_GNU_HASH, LIB_SAME },
-	{ "GNU hash bloom size 0", m_gnu_bloom_zero, VDSO_IMAGE_BAD_GNU_HASH, LIB_SAME },
-	{ "GNU hash bloom size 3", m_gnu_bloom_not_pow2, VDSO_IMAGE_BAD_GNU_HASH, LIB_SAME },
-	{ "GNU hash bloom size 2^31: bytes overflow", m_gnu_bloom_overflows, VDSO_IMAGE_BAD_GNU_HASH, LIB_SAME },
-	{ "GNU hash buckets below symoffset", m_gnu_bucket_below_symoffset, VDSO_IMAGE_BAD_GNU_HASH, LIB_SAME },
-	{ "GNU hash chains without an end", m_gnu_chain_endless, VDSO_IMAGE_BAD_GNU_HASH, LIB_SAME },
-	{ "DT_VERSYM past the end", m_versym_past, VDSO_IMAGE_BAD_VERSYM, LIB_SAME },
-	{ "DT_VERSYM entries run past the end", m_versym_near_end, VDSO_IMAGE_BAD_VERSYM, LIB_SAME },
-	{ "DT_VERDEF past the end", m_verdef_past, VDSO_IMAGE_BAD_VERDEF, LIB_SAME },
-	{ "verdef chain loops back to its start", m_verdef_loops, VDSO_IMAGE_BAD_VERDEF, LIB_SAME },
-	{ "verdef entries overlap (vd_next 4)", m_verdef_overlaps, VDSO_IMAGE_BAD_VERDEF, LIB_SAME },
-	{ "verdef vd_next past the end", m_verdef_next_past, VDSO_IMAGE_BAD_VERDEF, LIB_SAME },
-	{ "verdef vd_aux past the end", m_verdef_aux_past, VDSO_IMAGE_BAD_VERDEF, LIB_SAME },
-	{ "verdaux name outside the string table", m_verdaux_name_outside, VDSO_IMAGE_BAD_VERDEF, LIB_SAME },
-	{ "DT_VERDEFNUM one too many", m_verdefnum_lies, VDSO_IMAGE_BAD_VERDEF, LIB_SAME },
-	{ "byte order flipped", m_byte_order_flipped, VDSO_IMAGE_NOT_SHARED, LIB_SAME },
-	{ "class flipped", m_class_flipped, VDSO_IMAGE_BAD_PHDR, LIB_SAME },
-	{ "another architecture's e_machine", m_other_machine, VDSO_IMAGE_OK, VDSO_IMAGE_WRONG_ARCH },
-	{ "section headers lie (never read)", m_section_headers_lie, VDSO_IMAGE_OK, ACCEPTED },
+	{ "empty file", m_empty, VDSOKIT_IMAGE_TRUNCATED, LIB_SAME },
+	{ "10 bytes: e_ident cut", m_short_ident, VDSOKIT_IMAGE_TRUNCATED, LIB_SAME },
+	{ "ELF header cut by one byte", m_short_ehdr, VDSOKIT_IMAGE_TRUNCATED, LIB_SAME },
+	{ "bad magic", m_magic, VDSOKIT_IMAGE_NOT_ELF, LIB_SAME },
+	{ "EI_CLASS 3", m_class, VDSOKIT_IMAGE_BAD_CLASS, LIB_SAME },
+	{ "EI_DATA 3", m_data, VDSOKIT_IMAGE_BAD_BYTE_ORDER, LIB_SAME },
+	{ "EI_VERSION 0", m_ident_version, VDSOKIT_IMAGE_BAD_VERSION, LIB_SAME },
+	{ "e_version 2", m_e_version, VDSOKIT_IMAGE_BAD_VERSION, LIB_SAME },
+	{ "e_type ET_EXEC", m_e_type, VDSOKIT_IMAGE_NOT_SHARED, LIB_SAME },
+	{ "e_phoff at the end of the file", m_phoff_past, VDSOKIT_IMAGE_BAD_PHDR, LIB_SAME },
+	{ "e_phoff + phdrs overflows", m_phoff_wraps, VDSOKIT_IMAGE_BAD_PHDR, LIB_SAME },
+	{ "e_phentsize 8 too large", m_phentsize_big, VDSOKIT_IMAGE_BAD_PHDR, LIB_SAME },
+	{ "e_phentsize 8 too small", m_phentsize_small, VDSOKIT_IMAGE_BAD_PHDR, LIB_SAME },
+	{ "e_phentsize 0", m_phentsize_zero, VDSOKIT_IMAGE_BAD_PHDR, LIB_SAME },
+	{ "e_phnum 0", m_phnum_zero, VDSOKIT_IMAGE_BAD_PHDR, LIB_SAME },
+	{ "e_phnum 65535: phdrs past the end", m_phnum_huge, VDSOKIT_IMAGE_BAD_PHDR, LIB_SAME },
+	{ "file cut inside the program headers", m_cut_in_phdrs, VDSOKIT_IMAGE_BAD_PHDR, LIB_SAME },
+	{ "first PT_LOAD below address 0", m_load_below_zero, VDSOKIT_IMAGE_BAD_PHDR, LIB_SAME },
+	{ "no PT_LOAD", m_no_load, VDSOKIT_IMAGE_NO_LOAD, LIB_SAME },
+	{ "no PT_DYNAMIC", m_no_dynamic, VDSOKIT_IMAGE_NO_DYNAMIC, LIB_SAME },
+	{ "PT_DYNAMIC at the end of the file", m_dynamic_past, VDSOKIT_IMAGE_BAD_DYNAMIC, LIB_SAME },
+	{ "PT_DYNAMIC offset + size overflows", m_dynamic_size_wraps, VDSOKIT_IMAGE_BAD_DYNAMIC, LIB_SAME },
+	{ "file cut inside the dynamic section", m_cut_in_dynamic, VDSOKIT_IMAGE_BAD_DYNAMIC, LIB_SAME },
+	{ "no DT_STRTAB", m_no_strtab, VDSOKIT_IMAGE_BAD_STRTAB, LIB_SAME },
+	{ "DT_STRTAB past the end", m_strtab_past, VDSOKIT_IMAGE_BAD_STRTAB, LIB_SAME },
+	{ "DT_STRTAB at the highest address", m_strtab_max, VDSOKIT_IMAGE_BAD_STRTAB, LIB_SAME },
+	{ "DT_STRSZ past the end", m_strsz_past, VDSOKIT_IMAGE_BAD_STRTAB, LIB_SAME },
+	{ "DT_STRTAB + DT_STRSZ overflows", m_strsz_wraps, VDSOKIT_IMAGE_BAD_STRTAB, LIB_SAME },
+	{ "DT_STRSZ 0", m_strsz_zero, VDSOKIT_IMAGE_BAD_STRTAB, LIB_SAME },
+	{ "string table without its final NUL", m_strtab_unterminated, VDSOKIT_IMAGE_BAD_STRTAB, LIB_SAME },
+	{ "DT_STRSZ cuts the last string", m_strsz_cuts_string, VDSOKIT_IMAGE_BAD_STRTAB, LIB_SAME },
+	{ "no DT_SYMTAB", m_no_symtab, VDSOKIT_IMAGE_BAD_SYMTAB, LIB_SAME },
+	{ "DT_SYMTAB past the end", m_symtab_past, VDSOKIT_IMAGE_BAD_SYMTAB, LIB_SAME },
+	{ "DT_SYMENT wrong", m_syment_wrong, VDSOKIT_IMAGE_BAD_SYMTAB, LIB_SAME },
+	{ "symbols run past the end", m_symtab_near_end, VDSOKIT_IMAGE_BAD_SYMTAB, LIB_SAME },
+	{ "neither DT_HASH nor DT_GNU_HASH", m_no_hash, VDSOKIT_IMAGE_NO_HASH, LIB_SAME },
+	{ "DT_HASH past the end", m_hash_past, VDSOKIT_IMAGE_BAD_HASH, LIB_SAME },
+	{ "DT_HASH nbucket 0", m_hash_nbucket_zero, VDSOKIT_IMAGE_BAD_HASH, LIB_SAME },
+	{ "DT_HASH nbucket 2^32-1", m_hash_nbucket_huge, VDSOKIT_IMAGE_BAD_HASH, LIB_SAME },
+	{ "DT_HASH nchain 2^32-1", m_hash_nchain_huge, VDSOKIT_IMAGE_BAD_HASH, LIB_SAME },
+	{ "DT_HASH chains one entry past the end", m_hash_runs_past, VDSOKIT_IMAGE_BAD_HASH, LIB_SAME },
+	{ "DT_GNU_HASH past the end", m_gnu_past, VDSOKIT_IMAGE_BAD_GNU_HASH, LIB_SAME },
+	{ "GNU hash with 0 buckets", m_gnu_nbucket_zero, VDSOKIT_IMAGE_BAD_GNU_HASH, LIB_SAME },
+	{ "GNU hash with 2^32-1 buckets", m_gnu_nbucket_huge, VDSOKIT_IMAGE_BAD_GNU_HASH, LIB_SAME },
+	{ "GNU hash bloom size 0", m_gnu_bloom_zero, VDSOKIT_IMAGE_BAD_GNU_HASH, LIB_SAME },
+	{ "GNU hash bloom size 3", m_gnu_bloom_not_pow2, VDSOKIT_IMAGE_BAD_GNU_HASH, LIB_SAME },
+	{ "GNU hash bloom size 2^31: bytes overflow", m_gnu_bloom_overflows, VDSOKIT_IMAGE_BAD_GNU_HASH, LIB_SAME },
+	{ "GNU hash buckets below symoffset", m_gnu_bucket_below_symoffset, VDSOKIT_IMAGE_BAD_GNU_HASH, LIB_SAME },
+	{ "GNU hash chains without an end", m_gnu_chain_endless, VDSOKIT_IMAGE_BAD_GNU_HASH, LIB_SAME },
+	{ "DT_VERSYM past the end", m_versym_past, VDSOKIT_IMAGE_BAD_VERSYM, LIB_SAME },
+	{ "DT_VERSYM entries run past the end", m_versym_near_end, VDSOKIT_IMAGE_BAD_VERSYM, LIB_SAME },
+	{ "DT_VERDEF past the end", m_verdef_past, VDSOKIT_IMAGE_BAD_VERDEF, LIB_SAME },
+	{ "verdef chain loops back to its start", m_verdef_loops, VDSOKIT_IMAGE_BAD_VERDEF, LIB_SAME },
+	{ "verdef entries overlap (vd_next 4)", m_verdef_overlaps, VDSOKIT_IMAGE_BAD_VERDEF, LIB_SAME },
+	{ "verdef vd_next past the end", m_verdef_next_past, VDSOKIT_IMAGE_BAD_VERDEF, LIB_SAME },
+	{ "verdef vd_aux past the end", m_verdef_aux_past, VDSOKIT_IMAGE_BAD_VERDEF, LIB_SAME },
+	{ "verdaux name outside the string table", m_verdaux_name_outside, VDSOKIT_IMAGE_BAD_VERDEF, LIB_SAME },
+	{ "DT_VERDEFNUM one too many", m_verdefnum_lies, VDSOKIT_IMAGE_BAD_VERDEF, LIB_SAME },
+	{ "byte order flipped", m_byte_order_flipped, VDSOKIT_IMAGE_NOT_SHARED, LIB_SAME },
+	{ "class flipped", m_class_flipped, VDSOKIT_IMAGE_BAD_PHDR, LIB_SAME },
+	{ "another architecture's e_machine", m_other_machine, VDSOKIT_IMAGE_OK, VDSOKIT_IMAGE_WRONG_ARCH },
+	{ "section headers lie (never read)", m_section_headers_lie, VDSOKIT_IMAGE_OK, ACCEPTED },
 };
 
 /* ---- base images ------------------------------------------------------ */
@@ -516,7 +516,7 @@ struct base {
 };
 
 /* Whether a parsed image is of this process's architecture, as vdso.c decides. */
-static int is_host_arch(const struct vdso_image *img)
+static int is_host_arch(const struct vdsokit_image *img)
 {
 	int machine = img->machine == ARCH_ELF_MACHINE;
 #ifdef ARCH_ELF_MACHINE_ALT
@@ -529,7 +529,7 @@ static int host_vdso(struct base *b)
 {
 	const void *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), size;
-	if (!vdso || image_extent(vdso, page, &size) != 0)
+	if (!vdso || vdsokit__image_extent(vdso, page, &size) != 0)
 		return -1;
 	b->name = "host";
 	b->size = size;
@@ -558,7 +558,7 @@ static int image_file(struct base *b, const char *name, const char *path)
 
 /*
  * Copies the image so that its last byte is the last readable byte before
- * a PROT_NONE page.  The mapping is never unmapped: vdso_use_image wants
+ * a PROT_NONE page.  The mapping is never unmapped: vdsokit_use_image wants
  * the bytes for the life of the process (the child's).
  */
 static const unsigned char *behind_guard(const unsigned char *bytes, size_t size)
@@ -579,18 +579,18 @@ static const unsigned char *behind_guard(const unsigned char *bytes, size_t size
 }
 
 /* Reads everything a parsed image offers, as the CLI would. */
-static void read_everything(const struct vdso_image *img)
+static void read_everything(const struct vdsokit_image *img)
 {
-	struct vdso_symbol sym;
-	struct vdso_verdef def;
+	struct vdsokit_symbol sym;
+	struct vdsokit_verdef def;
 	for (uint32_t i = 0; i < img->symbol_count; i++)
-		if (vdso_image_symbol(img, i, &sym) == 0 && sym.name)
-			vdso_image_lookup(img, sym.name, sym.version, &sym);
+		if (vdsokit_image_symbol(img, i, &sym) == 0 && sym.name)
+			vdsokit_image_lookup(img, sym.name, sym.version, &sym);
 	for (uint32_t i = 0; i < img->verdef_count; i++)
-		vdso_image_verdef(img, i, &def);
+		vdsokit_image_verdef(img, i, &def);
 }
 
-static long long ns(const struct vdso_timespec *t) { return (long long)t->tv_sec * 1000000000LL + t->tv_nsec; }
+static long long ns(const struct vdsokit_timespec *t) { return (long long)t->tv_sec * 1000000000LL + t->tv_nsec; }
 
 /* A result line from the child: "1 text" or "0 text". */
 static void report(FILE *out, int cond, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -608,21 +608,21 @@ static void report(FILE *out, int cond, const char *fmt, ...)
 enum { CHECKS_PER_CASE = 3 };
 
 /* Whether every symbol of the intact image is found, the same, in the changed one. */
-static int same_symbols(const struct vdso_image *changed, const struct base *base)
+static int same_symbols(const struct vdsokit_image *changed, const struct base *base)
 {
-	struct vdso_image intact;
-	struct vdso_symbol want, got;
-	if (vdso_image_parse(&intact, base->bytes, base->size) != 0 ||
+	struct vdsokit_image intact;
+	struct vdsokit_symbol want, got;
+	if (vdsokit_image_parse(&intact, base->bytes, base->size) != 0 ||
 	    changed->symbol_count != intact.symbol_count || changed->verdef_count != intact.verdef_count)
 		return 0;
 	for (uint32_t i = 0; i < intact.symbol_count; i++) {
-		if (vdso_image_symbol(&intact, i, &want) != 0)
+		if (vdsokit_image_symbol(&intact, i, &want) != 0)
 			continue;
-		if (vdso_image_symbol(changed, i, &got) != 0 || strcmp(want.name, got.name) != 0 ||
+		if (vdsokit_image_symbol(changed, i, &got) != 0 || strcmp(want.name, got.name) != 0 ||
 		    want.offset != got.offset || (want.version == NULL) != (got.version == NULL))
 			return 0;
-		int found_want = vdso_image_lookup(&intact, want.name, want.version, &want);
-		int found_got = vdso_image_lookup(changed, want.name, want.version, &got);
+		int found_want = vdsokit_image_lookup(&intact, want.name, want.version, &want);
+		int found_got = vdsokit_image_lookup(changed, want.name, want.version, &got);
 		if (found_want != found_got || (found_want == 0 && want.offset != got.offset))
 			return 0;
 	}
@@ -637,12 +637,12 @@ static void child(FILE *out, const char *label, const unsigned char *bytes, size
 		report(out, 0, "%s: cannot map the image behind a guard page", label);
 		return;
 	}
-	struct vdso_image img;
-	int err = vdso_image_parse(&img, data, size);
+	struct vdsokit_image img;
+	int err = vdsokit_image_parse(&img, data, size);
 	if (err == 0)
 		read_everything(&img);
 	report(out, err == parse_error, "%s: parse gives %d (%s), want %d (%s)", label, err,
-	       vdso_image_strerror(err), parse_error, vdso_image_strerror(parse_error));
+	       vdsokit_image_strerror(err), parse_error, vdsokit_image_strerror(parse_error));
 	if (lib_error == ACCEPTED) {
 		/* This architecture's code, copied: never handed to the library to call. */
 		report(out, err == 0 && same_symbols(&img, base),
@@ -651,24 +651,24 @@ static void child(FILE *out, const char *label, const unsigned char *bytes, size
 		return;
 	}
 
-	int used = vdso_use_image(data, size);
-	int init = vdso_init();
-	struct vdso_path path;
-	vdso_path_of(VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &path);
-	int recorded = vdso_global.image_error;
-	report(out, used == 0 && init == -ENOEXEC && vdso_process_image() == NULL &&
-		       path.route == VDSO_ROUTE_SYSCALL && path.reason == VDSO_REASON_BAD_IMAGE &&
+	int used = vdsokit_use_image(data, size);
+	int init = vdsokit_init();
+	struct vdsokit_path path;
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &path);
+	int recorded = vdsokit_global.image_error;
+	report(out, used == 0 && init == -ENOEXEC && vdsokit_process_image() == NULL &&
+		       path.route == VDSOKIT_ROUTE_SYSCALL && path.reason == VDSOKIT_REASON_BAD_IMAGE &&
 		       recorded == lib_error,
 	       "%s: library rejects it: use_image %d, init %d (want %d), error %d (want %d), "
 	       "clock_gettime by %s (%s)", label, used, init, -ENOEXEC, recorded, lib_error,
-	       vdso_route_name(path.route), vdso_reason_text(path.reason));
+	       vdsokit_route_name(path.route), vdsokit_reason_text(path.reason));
 
-	struct vdso_timespec before, mid, after;
+	struct vdsokit_timespec before, mid, after;
 	unsigned cpu = UINT_MAX;
-	int rb = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_MONOTONIC, &before);
-	int rm = vdso_clock_gettime(CLOCK_MONOTONIC, &mid);
-	int ra = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_MONOTONIC, &after);
-	int rc = vdso_getcpu(&cpu, NULL);
+	int rb = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_MONOTONIC, &before);
+	int rm = vdsokit_clock_gettime(CLOCK_MONOTONIC, &mid);
+	int ra = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_MONOTONIC, &after);
+	int rc = vdsokit_getcpu(&cpu, NULL);
 	report(out, !rb && !rm && !ra && ns(&before) <= ns(&mid) && ns(&mid) <= ns(&after) &&
 		       rc == 0 && cpu < 65536,
 	       "%s: calls work through the syscalls (clock_gettime %d, getcpu %d cpu %u)",
@@ -749,7 +749,7 @@ static void write_case(const char *dir, FILE *list, const char *file, const unsi
 		perror(path);
 		exit(2);
 	}
-	fprintf(list, "%s\t%d\t%s\n", file, error, vdso_image_strerror(error));
+	fprintf(list, "%s\t%d\t%s\n", file, error, vdsokit_image_strerror(error));
 }
 
 /* "DT_HASH nbucket 0" -> "dt-hash-nbucket-0" */
@@ -821,13 +821,13 @@ int main(int argc, char **argv)
 
 	for (int b = 0; b < nbases; b++) {
 		struct base *base = &bases[b];
-		struct vdso_image img;
-		int err = vdso_image_parse(&img, base->bytes, base->size);
+		struct vdsokit_image img;
+		int err = vdsokit_image_parse(&img, base->bytes, base->size);
 		if (!write_dir)
 			diag("%s image: %zu bytes, %u-bit %s-endian, e_machine %u", base->name, base->size,
 			     img.elf_class, img.big_endian ? "big" : "little", img.machine);
 		if (!write_dir && !ok(err == 0, "%s image (%zu bytes) parses: %s", base->name, base->size,
-				      vdso_image_strerror(err)))
+				      vdsokit_image_strerror(err)))
 			continue;
 		if (err == 0 && is_host_arch(&img))
 			base->host = 1;
@@ -835,7 +835,7 @@ int main(int argc, char **argv)
 		if (!base->host && !write_dir) {
 			char label[128];
 			snprintf(label, sizeof(label), "%s image on this host", base->name);
-			run_case(label, base->bytes, base->size, VDSO_IMAGE_OK, VDSO_IMAGE_WRONG_ARCH, base);
+			run_case(label, base->bytes, base->size, VDSOKIT_IMAGE_OK, VDSOKIT_IMAGE_WRONG_ARCH, base);
 		}
 		for (size_t m = 0; m < sizeof(mutations) / sizeof(mutations[0]); m++) {
 			const struct mutation *mu = &mutations[m];
@@ -852,13 +852,13 @@ int main(int argc, char **argv)
 			}
 			int lib_error = mu->lib_error == LIB_SAME ? mu->parse_error : mu->lib_error;
 			/* Any image but the host's is the wrong architecture once it parses. */
-			if (mu->parse_error == VDSO_IMAGE_OK && !base->host)
-				lib_error = VDSO_IMAGE_WRONG_ARCH;
+			if (mu->parse_error == VDSOKIT_IMAGE_OK && !base->host)
+				lib_error = VDSOKIT_IMAGE_WRONG_ARCH;
 			if (write_dir) {
 				char file[200], name[128];
 				slug(name, sizeof(name), mu->name);
 				snprintf(file, sizeof(file), "%s-%02zu-%s.so", base->name, m, name);
-				if (mu->parse_error != VDSO_IMAGE_OK)
+				if (mu->parse_error != VDSOKIT_IMAGE_OK)
 					write_case(write_dir, list, file, copy, e.size, mu->parse_error);
 			} else {
 				run_case(label, copy, e.size, mu->parse_error, lib_error, base);

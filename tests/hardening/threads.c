@@ -8,7 +8,7 @@
  *   - every result is valid: clocks inside a syscall sandwich taken around
  *     the race, getres equal to the syscall's, getcpu below the CPU count,
  *     getrandom filling its buffer, the thread pointer the kernel's;
- *   - there was one resolution: vdso_process_image() and every resolved
+ *   - there was one resolution: vdsokit_process_image() and every resolved
  *     address are the same pointers in every thread;
  *   - built with -fsanitize=thread (threads-tsan.t), ThreadSanitizer
  *     reports nothing (a report makes the round's process exit non-zero).
@@ -33,14 +33,14 @@ enum call { C_GETTIME, C_GETRES, C_GETTIMEOFDAY, C_TIME, C_GETCPU, C_GETRANDOM, 
 
 struct result {
 	int rc[C_COUNT];
-	struct vdso_timespec gettime, getres;
-	struct vdso_timeval tv;
+	struct vdsokit_timespec gettime, getres;
+	struct vdsokit_timeval tv;
 	int64_t seconds;
 	unsigned cpu;
 	unsigned char random[32];
 	void *tp, *tp_kernel;
-	const struct vdso_image *image;
-	const void *address[VDSO_FN_COUNT];
+	const struct vdsokit_image *image;
+	const void *address[VDSOKIT_FN_COUNT];
 	int init;
 };
 
@@ -50,19 +50,19 @@ static struct result results[THREADS];
 static void make_call(enum call c, struct result *r)
 {
 	switch (c) {
-	case C_GETTIME: r->rc[c] = vdso_clock_gettime(CLOCK_REALTIME, &r->gettime); break;
-	case C_GETRES: r->rc[c] = vdso_clock_getres(CLOCK_MONOTONIC, &r->getres); break;
-	case C_GETTIMEOFDAY: r->rc[c] = vdso_gettimeofday(&r->tv, NULL); break;
-	case C_TIME: r->rc[c] = vdso_time(&r->seconds); break;
-	case C_GETCPU: r->rc[c] = vdso_getcpu(&r->cpu, NULL); break;
+	case C_GETTIME: r->rc[c] = vdsokit_clock_gettime(CLOCK_REALTIME, &r->gettime); break;
+	case C_GETRES: r->rc[c] = vdsokit_clock_getres(CLOCK_MONOTONIC, &r->getres); break;
+	case C_GETTIMEOFDAY: r->rc[c] = vdsokit_gettimeofday(&r->tv, NULL); break;
+	case C_TIME: r->rc[c] = vdsokit_time(&r->seconds); break;
+	case C_GETCPU: r->rc[c] = vdsokit_getcpu(&r->cpu, NULL); break;
 	case C_GETRANDOM:
-		r->rc[c] = (int)vdso_getrandom(r->random, sizeof(r->random), 0) == (int)sizeof(r->random)
+		r->rc[c] = (int)vdsokit_getrandom(r->random, sizeof(r->random), 0) == (int)sizeof(r->random)
 				   ? 0 : -1;
 		break;
-	case C_TP: r->tp = vdso_thread_pointer(); r->rc[c] = 0; break;
+	case C_TP: r->tp = vdsokit_thread_pointer(); r->rc[c] = 0; break;
 	case C_PATH: {
-		struct vdso_path p;
-		r->rc[c] = vdso_path_of(VDSO_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+		struct vdsokit_path p;
+		r->rc[c] = vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
 		break;
 	}
 	default: break;
@@ -77,18 +77,18 @@ static void *racer(void *arg)
 	for (int i = 0; i < C_COUNT; i++)
 		make_call((enum call)((first + i) % C_COUNT), r);
 	/* After the race: wait for the one initialisation, then record what it chose. */
-	r->init = vdso_init();
-	r->image = vdso_process_image();
-	for (int f = 0; f < VDSO_FN_COUNT; f++) {
-		struct vdso_path p;
-		vdso_path_of((enum vdso_func)f, CLOCK_MONOTONIC, &p);
+	r->init = vdsokit_init();
+	r->image = vdsokit_process_image();
+	for (int f = 0; f < VDSOKIT_FN_COUNT; f++) {
+		struct vdsokit_path p;
+		vdsokit_path_of((enum vdsokit_func)f, CLOCK_MONOTONIC, &p);
 		r->address[f] = p.address;
 	}
-	r->tp_kernel = vdso_thread_pointer_via(VDSO_VIA_SYSCALL);
+	r->tp_kernel = vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL);
 	return NULL;
 }
 
-static long long ns(const struct vdso_timespec *t) { return (long long)t->tv_sec * 1000000000LL + t->tv_nsec; }
+static long long ns(const struct vdsokit_timespec *t) { return (long long)t->tv_sec * 1000000000LL + t->tv_nsec; }
 
 static int all_zero(const unsigned char *b, size_t n)
 {
@@ -101,7 +101,7 @@ static int all_zero(const unsigned char *b, size_t n)
 /* One round, in its own process: the number of failed checks, printed as TAP by the parent. */
 static int round_checks(int round)
 {
-	struct vdso_timespec before, after, res;
+	struct vdsokit_timespec before, after, res;
 	long cpus = sysconf(_SC_NPROCESSORS_CONF);
 	pthread_t tids[THREADS];
 	int failed = 0;
@@ -111,8 +111,8 @@ static int round_checks(int round)
 	memset(results, 0, sizeof(results));
 	pthread_barrier_init(&start_line, NULL, THREADS);
 	/* The sandwich: raw syscalls, which do not initialise the library. */
-	vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &before);
-	vdso_clock_getres_via(VDSO_VIA_SYSCALL, CLOCK_MONOTONIC, &res);
+	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &before);
+	vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, CLOCK_MONOTONIC, &res);
 	for (int t = 0; t < THREADS; t++)
 		if (pthread_create(&tids[t], NULL, racer, &results[t]) != 0) {
 			printf("# round %d: pthread_create failed\n", round);
@@ -120,7 +120,7 @@ static int round_checks(int round)
 		}
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(tids[t], NULL);
-	vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &after);
+	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
 
 	const struct result *r0 = &results[0];
 	for (int t = 0; t < THREADS; t++) {
@@ -149,18 +149,18 @@ static int round_checks(int round)
 		CHECK(r->init == r0->init && r->image == r0->image,
 		      "thread %d: init %d image %p, thread 0: init %d image %p", t, r->init,
 		      (const void *)r->image, r0->init, (const void *)r0->image);
-		for (int f = 0; f < VDSO_FN_COUNT; f++)
+		for (int f = 0; f < VDSOKIT_FN_COUNT; f++)
 			CHECK(r->address[f] == r0->address[f], "thread %d: %s resolved at %p, thread 0 at %p",
-			      t, vdso_func_name((enum vdso_func)f), r->address[f], r0->address[f]);
+			      t, vdsokit_func_name((enum vdsokit_func)f), r->address[f], r0->address[f]);
 		for (int u = 0; u < t; u++)
 			CHECK(memcmp(results[u].random, r->random, sizeof(r->random)) != 0,
 			      "threads %d and %d drew the same random bytes", u, t);
 	}
 	CHECK(r0->init == 0 ? r0->image != NULL : r0->image == NULL,
-	      "vdso_init %d but vdso_process_image %p", r0->init, (const void *)r0->image);
+	      "vdsokit_init %d but vdsokit_process_image %p", r0->init, (const void *)r0->image);
 	if (round == 0)
-		diag("vdso_init %d, image %p, clock_gettime at %p", r0->init, (const void *)r0->image,
-		     r0->address[VDSO_FN_CLOCK_GETTIME]);
+		diag("vdsokit_init %d, image %p, clock_gettime at %p", r0->init, (const void *)r0->image,
+		     r0->address[VDSOKIT_FN_CLOCK_GETTIME]);
 	fflush(stdout);
 	return failed;
 }

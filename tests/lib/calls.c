@@ -29,17 +29,17 @@ static const char *const clock_names[] = {
 	"SGI_CYCLE", "TAI",
 };
 
-static long long ts_ns(const struct vdso_timespec *t)
+static long long ts_ns(const struct vdsokit_timespec *t)
 {
 	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
 }
 
 static int sandwich_clock(clockid_t c, const char *name)
 {
-	struct vdso_timespec before, mid, after;
-	int rb = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, c, &before);
-	int rm = vdso_clock_gettime(c, &mid);
-	int ra = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, c, &after);
+	struct vdsokit_timespec before, mid, after;
+	int rb = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &before);
+	int rm = vdsokit_clock_gettime(c, &mid);
+	int ra = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &after);
 	if (rb || ra || rm)
 		return ok(rb == rm && ra == rm, "clock_gettime(%s=%d): error %d, syscall's %d", name, c, rm, rb);
 	/* COARSE clocks tick at HZ: the syscall reads them the same way. */
@@ -55,9 +55,9 @@ static void test_clocks(void)
 		sandwich_clock(c, clock_names[c]);
 	const clockid_t invalid[] = { 12, 15, 16, 31, 32, 100, INT_MAX, -1, INT_MIN };
 	for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
-		struct vdso_timespec a, b;
-		int rl = vdso_clock_gettime(invalid[i], &a);
-		int rs = vdso_clock_gettime_via(VDSO_VIA_SYSCALL, invalid[i], &b);
+		struct vdsokit_timespec a, b;
+		int rl = vdsokit_clock_gettime(invalid[i], &a);
+		int rs = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, invalid[i], &b);
 		ok(rl == rs && rl < 0, "clock_gettime(invalid %d) = %d, syscall %d", invalid[i], rl, rs);
 	}
 }
@@ -65,49 +65,49 @@ static void test_clocks(void)
 static void test_getres(void)
 {
 	for (clockid_t c = -1; c < 14; c++) {
-		struct vdso_timespec a = { -1, -1 }, b = { -2, -2 };
-		int rl = vdso_clock_getres(c, &a);
-		int rs = vdso_clock_getres_via(VDSO_VIA_SYSCALL, c, &b);
+		struct vdsokit_timespec a = { -1, -1 }, b = { -2, -2 };
+		int rl = vdsokit_clock_getres(c, &a);
+		int rs = vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, c, &b);
 		ok(rl == rs && (rl || (a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec)),
 		   "clock_getres(%d) = %d {%lld, %lld}, syscall %d {%lld, %lld}", c, rl,
 		   (long long)a.tv_sec, (long long)a.tv_nsec, rs, (long long)b.tv_sec,
 		   (long long)b.tv_nsec);
 	}
-	ok(vdso_clock_getres(CLOCK_MONOTONIC, NULL) == 0, "clock_getres(MONOTONIC, NULL) = 0");
+	ok(vdsokit_clock_getres(CLOCK_MONOTONIC, NULL) == 0, "clock_getres(MONOTONIC, NULL) = 0");
 }
 
 static void test_gettimeofday_time(void)
 {
-	struct vdso_timespec before, after;
-	struct vdso_timeval tv;
+	struct vdsokit_timespec before, after;
+	struct vdsokit_timeval tv;
 	struct timezone tz = { -1, -1 }, tz_sys = { -2, -2 };
-	struct vdso_timeval tv_sys;
+	struct vdsokit_timeval tv_sys;
 
-	vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &before);
-	int r = vdso_gettimeofday(&tv, &tz);
-	vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &after);
+	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &before);
+	int r = vdsokit_gettimeofday(&tv, &tz);
+	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
 	long long us = (long long)tv.tv_sec * 1000000 + tv.tv_usec;
 	ok(r == 0 && us >= ts_ns(&before) / 1000 && us <= ts_ns(&after) / 1000 && tv.tv_usec >= 0 &&
 		   tv.tv_usec < 1000000,
 	   "gettimeofday %lld us within CLOCK_REALTIME [%lld, %lld]", us, ts_ns(&before) / 1000,
 	   ts_ns(&after) / 1000);
-	ok(vdso_gettimeofday_via(VDSO_VIA_SYSCALL, &tv_sys, &tz_sys) == 0 &&
+	ok(vdsokit_gettimeofday_via(VDSOKIT_VIA_SYSCALL, &tv_sys, &tz_sys) == 0 &&
 		   tz.tz_minuteswest == tz_sys.tz_minuteswest && tz.tz_dsttime == tz_sys.tz_dsttime,
 	   "gettimeofday timezone {%d, %d} equals the syscall's {%d, %d}", tz.tz_minuteswest,
 	   tz.tz_dsttime, tz_sys.tz_minuteswest, tz_sys.tz_dsttime);
-	ok(vdso_gettimeofday(&tv, NULL) == 0, "gettimeofday with a NULL timezone");
-	ok(vdso_gettimeofday(NULL, NULL) == 0, "gettimeofday(NULL, NULL)");
+	ok(vdsokit_gettimeofday(&tv, NULL) == 0, "gettimeofday with a NULL timezone");
+	ok(vdsokit_gettimeofday(NULL, NULL) == 0, "gettimeofday(NULL, NULL)");
 
 	int64_t t = -1, t2 = -2;
-	vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &before);
-	r = vdso_time(&t);
-	vdso_clock_gettime_via(VDSO_VIA_SYSCALL, CLOCK_REALTIME, &after);
+	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &before);
+	r = vdsokit_time(&t);
+	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
 	/* time() is the tick's seconds: it may lag CLOCK_REALTIME by a tick. */
 	ok(r == 0 && t >= before.tv_sec - 1 && t <= after.tv_sec,
 	   "time %lld consistent with CLOCK_REALTIME [%lld, %lld]", (long long)t,
 	   (long long)before.tv_sec, (long long)after.tv_sec);
-	ok(vdso_time(NULL) == 0, "time(NULL)");
-	ok(vdso_time_via(VDSO_VIA_SYSCALL, &t2) == 0 && t2 >= t && t2 <= t + 2,
+	ok(vdsokit_time(NULL) == 0, "time(NULL)");
+	ok(vdsokit_time_via(VDSOKIT_VIA_SYSCALL, &t2) == 0 && t2 >= t && t2 <= t + 2,
 	   "time via syscall %lld agrees", (long long)t2);
 }
 
@@ -128,15 +128,15 @@ static void test_getcpu(void)
 		if (sched_setaffinity(0, sizeof(one), &one))
 			continue;
 		unsigned lc = ~0u, ln = ~0u, sc = ~1u, sn = ~1u;
-		int rl = vdso_getcpu(&lc, &ln);
-		int rs = vdso_getcpu_via(VDSO_VIA_SYSCALL, &sc, &sn);
+		int rl = vdsokit_getcpu(&lc, &ln);
+		int rs = vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &sc, &sn);
 		ok(rl == 0 && rs == 0 && lc == sc && ln == sn && lc == (unsigned)cpu,
 		   "getcpu on cpu %d: %u/%u, syscall %u/%u", cpu, lc, ln, sc, sn);
 		tested++;
 	}
 	sched_setaffinity(0, sizeof(allowed), &allowed);
 	unsigned c;
-	ok(vdso_getcpu(&c, NULL) == 0 && vdso_getcpu(NULL, NULL) == 0, "getcpu with NULL node / both NULL");
+	ok(vdsokit_getcpu(&c, NULL) == 0 && vdsokit_getcpu(NULL, NULL) == 0, "getcpu with NULL node / both NULL");
 }
 
 /* The ABI thread pointer, read here without the library. */
@@ -162,23 +162,23 @@ static void *abi_thread_pointer(void)
 static void test_thread_pointer(void)
 {
 	void *want = abi_thread_pointer();
-	ok(vdso_thread_pointer() == want, "thread pointer %p equals the ABI's %p",
-	   vdso_thread_pointer(), want);
-	void *kernel = vdso_thread_pointer_via(VDSO_VIA_SYSCALL);
+	ok(vdsokit_thread_pointer() == want, "thread pointer %p equals the ABI's %p",
+	   vdsokit_thread_pointer(), want);
+	void *kernel = vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL);
 	if (kernel)
 		ok(kernel == want, "the kernel's record of the thread pointer %p agrees", kernel);
 	else
-		skip("no syscall returns the thread pointer on %s", vdso_arch_name());
+		skip("no syscall returns the thread pointer on %s", vdsokit_arch_name());
 }
 
 static void test_errno_untouched(void)
 {
-	struct vdso_timespec ts;
+	struct vdsokit_timespec ts;
 	errno = 4242;
-	vdso_clock_gettime(12345, &ts);
-	vdso_clock_getres(-99999, &ts);
-	vdso_clock_gettime(CLOCK_MONOTONIC, &ts);
-	vdso_getcpu(NULL, NULL);
+	vdsokit_clock_gettime(12345, &ts);
+	vdsokit_clock_getres(-99999, &ts);
+	vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts);
+	vdsokit_getcpu(NULL, NULL);
 	ok(errno == 4242, "errno untouched by calls, failing or not (%d)", errno);
 }
 
@@ -196,53 +196,53 @@ static const char *expected_gettime_symbol(void)
 
 static void test_paths(int told_no_vdso)
 {
-	const struct vdso_image *img = vdso_process_image();
+	const struct vdsokit_image *img = vdsokit_process_image();
 	int have_aux = getauxval(AT_SYSINFO_EHDR) != 0 && !told_no_vdso;
-	struct vdso_path p;
+	struct vdsokit_path p;
 
 	if (!have_aux) {
 		ok(img == NULL, "no vDSO: no process image");
 		for (clockid_t c = 0; c < 12; c++) {
-			vdso_path_of(VDSO_FN_CLOCK_GETTIME, c, &p);
-			ok(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_NO_VDSO && p.syscall,
+			vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
+			ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_NO_VDSO && p.syscall,
 			   "no vDSO: clock %d takes the %s syscall (%s)", c, p.syscall ? p.syscall : "?",
-			   vdso_reason_text(p.reason));
+			   vdsokit_reason_text(p.reason));
 		}
 		return;
 	}
 	ok(img != NULL, "vDSO image parsed (%s)", img ? "yes" : "rejected");
 	if (!img)
 		return;
-	struct vdso_symbol sym;
-	int has = vdso_image_lookup(img, expected_gettime_symbol(), NULL, &sym) == 0;
+	struct vdsokit_symbol sym;
+	int has = vdsokit_image_lookup(img, expected_gettime_symbol(), NULL, &sym) == 0;
 	diag("vDSO %zu bytes, %u symbols; %s %s", img->size, img->symbol_count,
 	     expected_gettime_symbol(), has ? "present" : "absent");
 	/* REALTIME, MONOTONIC and the COARSE clocks are user-space reads wherever the symbol is. */
 	const clockid_t fast[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_REALTIME_COARSE,
 				   CLOCK_MONOTONIC_COARSE };
 	for (size_t i = 0; i < 4; i++) {
-		vdso_path_of(VDSO_FN_CLOCK_GETTIME, fast[i], &p);
+		vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, fast[i], &p);
 		if (has)
-			ok(p.route == VDSO_ROUTE_VDSO && p.symbol && p.address,
-			   "clock %s: path %s via %s@%s", clock_names[fast[i]], vdso_route_name(p.route),
+			ok(p.route == VDSOKIT_ROUTE_VDSO && p.symbol && p.address,
+			   "clock %s: path %s via %s@%s", clock_names[fast[i]], vdsokit_route_name(p.route),
 			   p.symbol ? p.symbol : "-", p.version ? p.version : "-");
 		else
-			ok(p.route == VDSO_ROUTE_SYSCALL && p.reason == VDSO_REASON_SYMBOL_ABSENT,
+			ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_SYMBOL_ABSENT,
 			   "clock %s: symbol absent, syscall (%s)", clock_names[fast[i]],
-			   vdso_reason_text(p.reason));
+			   vdsokit_reason_text(p.reason));
 	}
 	const clockid_t cpu[] = { CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID };
 	for (size_t i = 0; i < 2; i++) {
-		vdso_path_of(VDSO_FN_CLOCK_GETTIME, cpu[i], &p);
-		ok(p.route == VDSO_ROUTE_SYSCALL && p.syscall, "clock %s: syscall %s (%s)",
-		   clock_names[cpu[i]], p.syscall ? p.syscall : "?", vdso_reason_text(p.reason));
+		vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, cpu[i], &p);
+		ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.syscall, "clock %s: syscall %s (%s)",
+		   clock_names[cpu[i]], p.syscall ? p.syscall : "?", vdsokit_reason_text(p.reason));
 	}
-	vdso_path_of(VDSO_FN_THREAD_POINTER, 0, &p);
+	vdsokit_path_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
 #ifdef __m68k__
-	ok(p.route == VDSO_ROUTE_VDSO || p.route == VDSO_ROUTE_SYSCALL, "m68k thread pointer: %s",
-	   vdso_route_name(p.route));
+	ok(p.route == VDSOKIT_ROUTE_VDSO || p.route == VDSOKIT_ROUTE_SYSCALL, "m68k thread pointer: %s",
+	   vdsokit_route_name(p.route));
 #else
-	ok(p.route == VDSO_ROUTE_REGISTER, "thread pointer from a register");
+	ok(p.route == VDSOKIT_ROUTE_REGISTER, "thread pointer from a register");
 #endif
 }
 
@@ -254,8 +254,8 @@ int main(int argc, char **argv)
 {
 	int no_vdso = TEST_NO_VDSO || (argc > 1 && strcmp(argv[1], "novdso") == 0);
 	if (no_vdso)
-		ok(vdso_use_image(NULL, 0) == 0, "vdso_use_image(NULL) before first use");
-	diag("arch %s, AT_SYSINFO_EHDR %p%s", vdso_arch_name(), (void *)getauxval(AT_SYSINFO_EHDR),
+		ok(vdsokit_use_image(NULL, 0) == 0, "vdsokit_use_image(NULL) before first use");
+	diag("arch %s, AT_SYSINFO_EHDR %p%s", vdsokit_arch_name(), (void *)getauxval(AT_SYSINFO_EHDR),
 	     no_vdso ? " (ignored: told no vDSO)" : "");
 	test_paths(no_vdso);
 	test_clocks();
@@ -264,8 +264,8 @@ int main(int argc, char **argv)
 	test_getcpu();
 	test_thread_pointer();
 	test_errno_untouched();
-	ok(vdso_use_image(NULL, 0) == -EBUSY, "vdso_use_image after first use: -EBUSY");
-	int r = vdso_init();
-	ok(no_vdso || !getauxval(AT_SYSINFO_EHDR) ? r == -ENOENT : r == 0, "vdso_init() = %d", r);
+	ok(vdsokit_use_image(NULL, 0) == -EBUSY, "vdsokit_use_image after first use: -EBUSY");
+	int r = vdsokit_init();
+	ok(no_vdso || !getauxval(AT_SYSINFO_EHDR) ? r == -ENOENT : r == 0, "vdsokit_init() = %d", r);
 	return done_testing();
 }

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * vdso_getrandom: the getrandom(2) contract through whichever path this
+ * vdsokit_getrandom: the getrandom(2) contract through whichever path this
  * kernel offers (the vDSO on 6.11+ x86_64, the syscall elsewhere), full
  * lengths, the flags, distinct outputs across calls, threads and fork.
  */
@@ -28,7 +28,7 @@ static void *worker(void *arg)
 {
 	size_t t = (size_t)arg;
 	for (size_t i = 0; i < CALLS_PER_THREAD; i++) {
-		ssize_t r = vdso_getrandom(outputs[t * CALLS_PER_THREAD + i], OUT, 0);
+		ssize_t r = vdsokit_getrandom(outputs[t * CALLS_PER_THREAD + i], OUT, 0);
 		if (r != OUT)
 			__atomic_add_fetch(&thread_errors, 1, __ATOMIC_RELAXED);
 	}
@@ -66,7 +66,7 @@ static void test_fork(void)
 {
 	unsigned char before[OUT], parent[OUT], child[OUT];
 	int fd[2];
-	vdso_getrandom(before, sizeof(before), 0); /* this thread's state is in use */
+	vdsokit_getrandom(before, sizeof(before), 0); /* this thread's state is in use */
 	if (pipe(fd)) {
 		skip("pipe failed");
 		return;
@@ -74,14 +74,14 @@ static void test_fork(void)
 	pid_t pid = fork();
 	if (pid == 0) {
 		unsigned char c[OUT];
-		ssize_t r = vdso_getrandom(c, sizeof(c), 0);
+		ssize_t r = vdsokit_getrandom(c, sizeof(c), 0);
 		_exit(r == OUT && write(fd[1], c, sizeof(c)) == (ssize_t)sizeof(c) ? 0 : 1);
 	}
 	close(fd[1]);
 	ssize_t got = read(fd[0], child, sizeof(child));
 	int status = 0;
 	waitpid(pid, &status, 0);
-	ssize_t r = vdso_getrandom(parent, sizeof(parent), 0);
+	ssize_t r = vdsokit_getrandom(parent, sizeof(parent), 0);
 	ok(got == OUT && r == OUT && memcmp(parent, child, OUT) != 0 && memcmp(before, child, OUT) != 0,
 	   "after fork, parent and child produce different outputs");
 	close(fd[0]);
@@ -93,7 +93,7 @@ static void test_lengths_and_flags(void)
 	const size_t lens[] = { 0, 1, 15, 16, 17, 255, 256, 4096, 4097, 65536 };
 	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 		memset(buf, 0, sizeof(buf));
-		ssize_t r = vdso_getrandom(buf, lens[i], 0);
+		ssize_t r = vdsokit_getrandom(buf, lens[i], 0);
 		/* A zeroed 16+ byte run would be a 2^-128 event: treat as "not written". */
 		int written = lens[i] < 16 || memcmp(buf + lens[i] - 16, (unsigned char[16]){ 0 }, 16) != 0;
 		int untouched = 1;
@@ -109,40 +109,40 @@ static void test_lengths_and_flags(void)
 		{ 0x1000, "unknown flag 0x1000" }, { GRND_RANDOM | GRND_INSECURE, "GRND_RANDOM|GRND_INSECURE" },
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
-		ssize_t rl = vdso_getrandom(buf, 64, flags[i].flags);
-		ssize_t rs = vdso_getrandom_via(VDSO_VIA_SYSCALL, buf, 64, flags[i].flags);
+		ssize_t rl = vdsokit_getrandom(buf, 64, flags[i].flags);
+		ssize_t rs = vdsokit_getrandom_via(VDSOKIT_VIA_SYSCALL, buf, 64, flags[i].flags);
 		/* GRND_RANDOM|GRND_NONBLOCK may legitimately return fewer bytes or -EAGAIN. */
 		int same = rl == rs || (rl > 0 && rs > 0) || (rl == -EAGAIN || rs == -EAGAIN);
 		ok(same, "%s: library %zd, syscall %zd", flags[i].name, rl, rs);
 	}
 	unsigned char a[OUT], b[OUT];
-	vdso_getrandom(a, OUT, 0);
-	vdso_getrandom(b, OUT, 0);
+	vdsokit_getrandom(a, OUT, 0);
+	vdsokit_getrandom(b, OUT, 0);
 	ok(memcmp(a, b, OUT) != 0, "two calls give different outputs");
 }
 
 static void test_path(void)
 {
-	struct vdso_path p;
-	vdso_path_of(VDSO_FN_GETRANDOM, 0, &p);
+	struct vdsokit_path p;
+	vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p);
 	unsigned char buf[16];
-	ssize_t via = vdso_getrandom_via(VDSO_VIA_VDSO, buf, sizeof(buf), 0);
-	diag("getrandom path: %s (%s) %s", vdso_route_name(p.route), vdso_reason_text(p.reason),
+	ssize_t via = vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, sizeof(buf), 0);
+	diag("getrandom path: %s (%s) %s", vdsokit_route_name(p.route), vdsokit_reason_text(p.reason),
 	     p.symbol ? p.symbol : "");
-	const struct vdso_image *img = vdso_process_image();
-	struct vdso_symbol sym;
+	const struct vdsokit_image *img = vdsokit_process_image();
+	struct vdsokit_symbol sym;
 	const char *names[] = { "__vdso_getrandom", "__kernel_getrandom" };
 	int has = 0;
 	for (int i = 0; img && i < 2; i++)
-		has |= vdso_image_lookup(img, names[i], NULL, &sym) == 0;
+		has |= vdsokit_image_lookup(img, names[i], NULL, &sym) == 0;
 	if (has) {
-		ok(p.route == VDSO_ROUTE_VDSO && via == (ssize_t)sizeof(buf),
+		ok(p.route == VDSOKIT_ROUTE_VDSO && via == (ssize_t)sizeof(buf),
 		   "the vDSO has getrandom: the library uses it (%s, direct call %zd)",
-		   vdso_route_name(p.route), via);
+		   vdsokit_route_name(p.route), via);
 	} else {
-		ok(p.route == VDSO_ROUTE_SYSCALL && via == -ENOSYS,
+		ok(p.route == VDSOKIT_ROUTE_SYSCALL && via == -ENOSYS,
 		   "no vDSO getrandom (%s): the syscall is taken and reported (%s)",
-		   img ? "this kernel's vDSO lacks it" : "no vDSO", vdso_reason_text(p.reason));
+		   img ? "this kernel's vDSO lacks it" : "no vDSO", vdsokit_reason_text(p.reason));
 	}
 }
 

@@ -50,14 +50,14 @@ static uint32_t independent_elf_hash(const char *name)
 	return h;
 }
 
-static int dump(const struct vdso_image *img)
+static int dump(const struct vdsokit_image *img)
 {
 	char flags[64] = "";
 	static const struct { unsigned bit; const char *name; } flag_names[] = {
-		{ VDSO_IMAGE_HAS_SYSV_HASH, "HASH" },
-		{ VDSO_IMAGE_HAS_GNU_HASH, "GNU_HASH" },
-		{ VDSO_IMAGE_HAS_VERSYM, "VERSYM" },
-		{ VDSO_IMAGE_HAS_VERDEF, "VERDEF" },
+		{ VDSOKIT_IMAGE_HAS_SYSV_HASH, "HASH" },
+		{ VDSOKIT_IMAGE_HAS_GNU_HASH, "GNU_HASH" },
+		{ VDSOKIT_IMAGE_HAS_VERSYM, "VERSYM" },
+		{ VDSOKIT_IMAGE_HAS_VERDEF, "VERDEF" },
 	};
 	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
 		if (img->flags & flag_names[i].bit)
@@ -78,8 +78,8 @@ static int dump(const struct vdso_image *img)
 	int status = 0;
 	int value_digits = img->elf_class == 64 ? 16 : 8;
 	for (uint32_t i = 0; i < img->symbol_count; i++) {
-		struct vdso_symbol sym;
-		int err = vdso_image_symbol(img, i, &sym);
+		struct vdsokit_symbol sym;
+		int err = vdsokit_image_symbol(img, i, &sym);
 		if (err) {
 			printf("sym %" PRIu32 " error %d\n", i, err);
 			status = 1;
@@ -98,8 +98,8 @@ static int dump(const struct vdso_image *img)
 	}
 
 	for (uint32_t i = 0; i < img->verdef_count; i++) {
-		struct vdso_verdef def;
-		int err = vdso_image_verdef(img, i, &def);
+		struct vdsokit_verdef def;
+		int err = vdsokit_image_verdef(img, i, &def);
 		if (err) {
 			printf("verdef error %d\n", err);
 			status = 1;
@@ -120,7 +120,7 @@ static int dump(const struct vdso_image *img)
 	return status;
 }
 
-static int lookups(const struct vdso_image *img)
+static int lookups(const struct vdsokit_image *img)
 {
 	char line[1024];
 
@@ -128,8 +128,8 @@ static int lookups(const struct vdso_image *img)
 		char name[512], version[512];
 		if (sscanf(line, "%511s %511s", name, version) != 2)
 			continue;
-		struct vdso_symbol sym;
-		int err = vdso_image_lookup(img, name, strcmp(version, "-") ? version : NULL, &sym);
+		struct vdsokit_symbol sym;
+		int err = vdsokit_image_lookup(img, name, strcmp(version, "-") ? version : NULL, &sym);
 		if (err == 0)
 			printf("%s %s found %0*" PRIx64 "\n", name, version,
 			       img->elf_class == 64 ? 16 : 8, sym.value);
@@ -173,10 +173,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 
-	struct vdso_image img;
-	int err = vdso_image_parse(&img, data, (size_t)st.st_size);
+	struct vdsokit_image img;
+	int err = vdsokit_image_parse(&img, data, (size_t)st.st_size);
 	if (err) {
-		fprintf(stderr, "imgdump: %s: %s\n", path, vdso_image_strerror(err));
+		fprintf(stderr, "imgdump: %s: %s\n", path, vdsokit_image_strerror(err));
 		return 1;
 	}
 	return argc == 3 ? lookups(&img) : dump(&img);
