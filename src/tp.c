@@ -19,12 +19,19 @@ static void *sys_thread_pointer(void)
 #endif
 }
 
+/*
+ * m68k's __vdso_get_thread_area returns an unsigned long, in %d0.  Called
+ * through a pointer-returning type, gcc would read %a0 (m68k returns
+ * pointers there), which holds whatever the vDSO left in it.
+ */
+typedef unsigned long (*vdso_get_thread_area_fn)(void);
+
 static void *vdsokit_tp(const struct vdsokit_state *s)
 {
 #if ARCH_VDSO_CALL5
 	return VCALL0(void *, s->thread_area.fn);
 #else
-	return ((vdsokit_tp_fn)s->thread_area.fn)();
+	return (void *)((vdso_get_thread_area_fn)s->thread_area.fn)();
 #endif
 }
 

@@ -89,7 +89,7 @@ static const struct expected_names names = {
 	"LINUX_2.6", "__vdso_clock_gettime", 0, NULL, NULL, 0,
 	"__vdso_gettimeofday", NULL, NULL, NULL, NULL,
 #elif defined(__m68k__)
-	"LINUX_5.10", "__vdso_clock_gettime64", 1, NULL, NULL, 0,
+	"LINUX_5.10", "__vdso_clock_gettime64", 1, NULL, "__vdso_clock_getres_time64", 1,
 	NULL, NULL, NULL, NULL, "__vdso_get_thread_area",
 #else
 #error "callpath: no expected vDSO names for this architecture"
@@ -431,8 +431,13 @@ static void check_image_paths(enum image_kind kind)
 	struct vdsokit_path p;
 
 	/* Which clock_gettime entry, for the clocks every vDSO reads itself. */
+#ifdef __m68k__
+	/* No user-readable counter: m68k's vDSO reads only the COARSE clocks. */
+	static const clockid_t fast[] = { CLOCK_REALTIME_COARSE, CLOCK_MONOTONIC_COARSE };
+#else
 	static const clockid_t fast[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_REALTIME_COARSE,
 					  CLOCK_MONOTONIC_COARSE };
+#endif
 	for (size_t i = 0; i < sizeof(fast) / sizeof(fast[0]); i++) {
 		vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, fast[i], &p);
 		switch (kind) {

@@ -192,9 +192,19 @@ FAKE long fake_getrandom(void *buf, size_t len, unsigned flags, void *state,
 	return (long)len;
 }
 
-FAKE void *fake_get_thread_area(void)
+/*
+ * Returns an integer, as the kernel's __vdso_get_thread_area does: on m68k
+ * in %d0 only.  %a0 (where m68k returns pointers) is left holding another
+ * value, as the real one leaves its data page's address there, so a
+ * caller that reads a pointer return gets 0x0bad0000, not the fake's value.
+ */
+FAKE unsigned long fake_get_thread_area(void)
 {
-	return (void *)0x7ead0000;
+#ifdef __m68k__
+	register unsigned long a0 __asm__("a0") = 0x0bad0000;
+	__asm__ volatile("" : : "r"(a0));
+#endif
+	return 0x7ead0000;
 }
 
 /*

@@ -172,10 +172,12 @@
 # define NAME_GETTIME_STICK __vdso_clock_gettime_stick
 # define NAME_GETTIMEOFDAY_STICK __vdso_gettimeofday_stick
 #elif defined(__m68k__)
-/* The out-of-tree series of the m68k seed: time64 and the TLS pointer only. */
+/* The m68k seed's series (tests/qemu/kernel/m68k-vdso/): time64, getres, TLS pointer. */
 # define IMAGE_ARCH m68k
 # define IMAGE_NODE LINUX_5.10
 # define NAME_GETTIME64 __vdso_clock_gettime64
+# define NAME_GETRES64 __vdso_clock_getres_time64
+# define NAME_GETTIMEOFDAY __vdso_gettimeofday
 # define NAME_GET_THREAD_AREA __vdso_get_thread_area
 #else
 # error "no synthetic vDSO names for this architecture"
