@@ -141,6 +141,9 @@ for t in $known; do
 	case "$done_arches" in *" $t_arch "*) continue ;; esac
 	done_arches="$done_arches$t_arch "
 	cc=$t_triple-gcc-12
+	# The ABI flags go into CC itself, so that every compile and link
+	# of the project's Makefile (which owns CFLAGS) selects that userland.
+	abi_cc="$cc${t_cflags:+ $t_cflags}"
 	if ! command -v "$cc" >/dev/null; then
 		skip_arch "$t_arch" "no cross compiler $cc (install gcc-12-$t_triple)"
 		continue
@@ -148,8 +151,8 @@ for t in $known; do
 	tools=$build/qemu/bin/$t_arch
 	mkdir -p "$tools"
 	for prog in guest-init vdso-probe; do
-		if ! "$cc" $cflags -static -o "$tools/$prog" "$here/$prog.c" 2>"$prep/tools-$t_arch.err"; then
-			emit "not ok - $t_arch: $prog builds with $cc -static"
+		if ! $abi_cc $cflags -static -o "$tools/$prog" "$here/$prog.c" 2>"$prep/tools-$t_arch.err"; then
+			emit "not ok - $t_arch: $prog builds with $abi_cc -static"
 			sed 's/^/#   /' "$prep/tools-$t_arch.err"
 			skip_arch "$t_arch" "$prog did not build for $t_arch"
 		fi
@@ -157,9 +160,9 @@ for t in $known; do
 	# The project itself: library, CLI, test programs; -k so that one
 	# broken piece does not keep the others out of the guest.
 	tests=$(test_goals "$build/$t_arch")
-	what="library, CLI and $(echo $tests | wc -w) test programs with $cc -static"
+	what="library, CLI and $(echo $tests | wc -w) test programs with $abi_cc -static"
 	log=$prep/build-$t_arch.log
-	if make -k -j2 -C "$root" CC="$cc" AR="$t_triple-ar" BUILD="$build/$t_arch" LDFLAGS=-static \
+	if make -k -j2 -C "$root" CC="$abi_cc" AR="$t_triple-ar" BUILD="$build/$t_arch" LDFLAGS=-static \
 		all $tests >"$log" 2>&1; then
 		emit "ok - $t_arch: cross build of $what"
 	else
@@ -170,7 +173,7 @@ for t in $known; do
 		# their sources no longer compile: list those as stale so they
 		# are not tested as if they were today's.
 		for f in "$build/$t_arch/vdsokit" $tests; do
-			make -q -C "$root" CC="$cc" AR="$t_triple-ar" BUILD="$build/$t_arch" \
+			make -q -C "$root" CC="$abi_cc" AR="$t_triple-ar" BUILD="$build/$t_arch" \
 				LDFLAGS=-static "$f" >/dev/null 2>&1 || echo "$f" >>"$prep/stale-$t_arch"
 		done
 	fi
