@@ -120,7 +120,9 @@ enum vdsokit_reason {
 	VDSOKIT_REASON_UNTRUSTED,      /* present but known broken (arm gettime64) */
 	VDSOKIT_REASON_TIME32,         /* only a 32-bit-time entry: used until 2038 */
 	VDSOKIT_REASON_ABI_REGISTER,   /* the ABI keeps it in a register           */
-	VDSOKIT_REASON_NO_STATE        /* getrandom: no opaque state could be had  */
+	VDSOKIT_REASON_NO_STATE,       /* getrandom: no opaque state could be had  */
+	VDSOKIT_REASON_TIME32_OVERFLOWED /* the 32-bit-time entry overflowed (past
+					  2038): dropped, the syscall serves it */
 };
 
 struct vdsokit_path {
@@ -291,7 +293,10 @@ struct vdsokit__fastpath {
 };
 #define VDSOKIT__FAST_READY 0x80000000u
 extern struct vdsokit__fastpath vdsokit__fast;
+/* Before the library is ready, or for a clock the vDSO does not read. */
 int vdsokit__clock_gettime_slow(clockid_t clock, struct vdsokit_timespec *ts);
+/* The syscall alone: the vDSO answered -ENOSYS ("ask the kernel"). */
+int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts);
 
 #if !defined(VDSOKIT_NO_INLINE) && !defined(__powerpc__) && \
 	(defined(__LP64__) || (defined(__x86_64__) && defined(__ILP32__)))
@@ -303,8 +308,10 @@ vdsokit__clock_gettime_inline(clockid_t clock, struct vdsokit_timespec *ts)
 	uint32_t clocks = __atomic_load_n(&vdsokit__fast.gettime_clocks, __ATOMIC_ACQUIRE);
 	if (__builtin_expect((unsigned)clock < 31 && (clocks >> clock) & 1, 1)) {
 		int r = vdsokit__fast.gettime(clock, ts);
-		if (__builtin_expect(r != -ENOSYS, 1)) /* the vDSO asks for the syscall */
+		if (__builtin_expect(r != -ENOSYS, 1))
 			return r;
+		/* The vDSO asks for the syscall: asking it again would only repeat that. */
+		return vdsokit__clock_gettime_syscall(clock, ts);
 	}
 	return vdsokit__clock_gettime_slow(clock, ts);
 }

@@ -34,7 +34,22 @@ struct vdsokit_entry {
 	unsigned time64;       /* takes 64-bit time (else 32-bit, convert)  */
 	enum vdsokit_sym sym;     /* which table slot it came from             */
 	enum vdsokit_reason reason; /* why fn is NULL, or OK / TIME32          */
+	/*
+	 * Set (atomically, once) when a 32-bit-time entry overflowed: time has
+	 * passed 2038 and it can only ever overflow again.  fn stays valid for
+	 * a thread that read the entry before, and for VDSOKIT_VIA_VDSO.
+	 */
+	int overflowed;
 };
+
+/* Whether the plain calls use e: it exists and has not overflowed. */
+static inline int entry_in_use(const struct vdsokit_entry *e)
+{
+	return e->fn && !__atomic_load_n(&e->overflowed, __ATOMIC_RELAXED);
+}
+
+/* A 32-bit-time entry answered -EOVERFLOW: stop calling it (src/vdso.c). */
+void vdsokit__entry_overflowed(const struct vdsokit_entry *e);
 
 struct vdsokit_state {
 	const struct vdsokit_image *image;     /* &parsed, or NULL: no usable vDSO */
@@ -50,7 +65,7 @@ struct vdsokit_state {
 /* Clock ids (bits) that a clock_gettime/clock_getres entry serves in user space. */
 static inline uint32_t entry_clocks(const struct vdsokit_entry *e)
 {
-	return e->fn ? ARCH_VDSO_CLOCKS : 0;
+	return entry_in_use(e) ? ARCH_VDSO_CLOCKS : 0;
 }
 
 extern const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT];

@@ -26,17 +26,17 @@ static void path_vdso(struct vdsokit_path *p, const struct vdsokit_state *s, con
 static void path_simple(struct vdsokit_path *p, const struct vdsokit_state *s, const struct vdsokit_entry *e,
 			const char *sysname, long nr)
 {
-	if (e->fn)
+	if (entry_in_use(e))
 		path_vdso(p, s, e);
 	else
-		path_syscall(p, e->reason, sysname, nr);
+		path_syscall(p, e->fn ? VDSOKIT_REASON_TIME32_OVERFLOWED : e->reason, sysname, nr);
 }
 
 static void path_clock(struct vdsokit_path *p, const struct vdsokit_state *s, const struct vdsokit_entry *e,
 		       clockid_t clock, const char *sysname, long nr)
 {
-	if (!e->fn)
-		path_syscall(p, e->reason, sysname, nr);
+	if (!entry_in_use(e))
+		path_syscall(p, e->fn ? VDSOKIT_REASON_TIME32_OVERFLOWED : e->reason, sysname, nr);
 	else if ((unsigned)clock < 32 && (entry_clocks(e) >> clock) & 1)
 		path_vdso(p, s, e);
 	else
@@ -66,7 +66,7 @@ VDSO_EXPORT int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vd
 #endif
 		return 0;
 	case VDSOKIT_FN_TIME:
-		if (s->time.fn)
+		if (entry_in_use(&s->time))
 			path_vdso(p, s, &s->time);
 		else
 			/* time() is the seconds of CLOCK_REALTIME_COARSE, whichever way it goes. */
@@ -137,6 +137,8 @@ VDSO_EXPORT const char *vdsokit_reason_text(enum vdsokit_reason reason)
 	case VDSOKIT_REASON_TIME32: return "32-bit-time entry, checked for overflow";
 	case VDSOKIT_REASON_ABI_REGISTER: return "read from the ABI thread-pointer register";
 	case VDSOKIT_REASON_NO_STATE: return "the vDSO's getrandom state could not be set up";
+	case VDSOKIT_REASON_TIME32_OVERFLOWED:
+		return "the 32-bit-time entry overflowed (past 2038) and is no longer called";
 	}
 	return "unknown";
 }

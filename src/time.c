@@ -182,15 +182,44 @@ static inline int call_time(const struct vdsokit_entry *e, int64_t *t)
 }
 
 /*
- * Whether an error means "ask the syscall instead": -ENOSYS from the vDSO
- * (old mips kernels), or a 32-bit entry's overflow.
+ * Whether a vDSO answer hands the call to the syscall: -ENOSYS (the vDSO
+ * asks for it: old mips kernels, a clock it cannot read) or a 32-bit-time
+ * entry's -EOVERFLOW (past 2038: that entry is dropped for good).  The
+ * caller then makes the syscall, never a second vDSO call.
  */
-static inline int retry_with_syscall(int r)
+static inline int vdso_declined(const struct vdsokit_entry *e, int r)
 {
-	return r == -ENOSYS || (!ARCH_NATIVE_TIME64 && r == -EOVERFLOW);
+	if (r == -ENOSYS)
+		return 1;
+	if (!ARCH_NATIVE_TIME64 && r == -EOVERFLOW) {
+		if (!e->time64)
+			vdsokit__entry_overflowed(e);
+		return 1;
+	}
+	return 0;
+}
+
+static inline int clock_served(uint32_t clocks, clockid_t clock)
+{
+	return (unsigned)clock < 32 && (clocks >> clock) & 1;
 }
 
 /* ---- public ---------------------------------------------------------- */
+
+/* clock_gettime through entry e, or the syscall when the vDSO declines. */
+static inline int gettime_through(const struct vdsokit_entry *e, clockid_t clock,
+				  struct vdsokit_timespec *ts)
+{
+	int r = call_clock(e, clock, ts);
+	if (likely(!vdso_declined(e, r)))
+		return r;
+	return sys_clock_gettime(clock, ts);
+}
+
+VDSO_EXPORT int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts)
+{
+	return sys_clock_gettime(clock, ts);
+}
 
 /*
  * Everything but the fast path, out of line so the fast path saves no
@@ -200,11 +229,8 @@ VDSO_EXPORT __attribute__((noinline)) int vdsokit__clock_gettime_slow(clockid_t 
 								   struct vdsokit_timespec *ts)
 {
 	const struct vdsokit_state *s = vdsokit_state(); /* initialises on the first call */
-	if ((unsigned)clock < 32 && (entry_clocks(&s->gettime) >> clock) & 1) {
-		int r = call_clock(&s->gettime, clock, ts);
-		if (!retry_with_syscall(r))
-			return r;
-	}
+	if (clock_served(entry_clocks(&s->gettime), clock))
+		return gettime_through(&s->gettime, clock, ts);
 	return sys_clock_gettime(clock, ts);
 }
 
@@ -214,26 +240,23 @@ VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *
 	 * The mask (bits 0-30: clocks the vDSO reads in user space, bit 31:
 	 * ready) is published last, with release order, by the initialisation.
 	 * Ready: a clock in the mask goes to the vDSO, any other straight to
-	 * the syscall.  Before that, and to retry a vDSO's -ENOSYS, the slow path.
+	 * the syscall.  Before that, the slow path.
 	 */
 	uint32_t clocks = __atomic_load_n(&vdsokit__fast.gettime_clocks, __ATOMIC_ACQUIRE);
-	if (likely((unsigned)clock < 31 && (clocks >> clock) & 1)) {
-		int r = call_clock(&vdsokit_global.gettime, clock, ts);
-		if (likely(!retry_with_syscall(r)))
-			return r;
-	} else if (likely(clocks != 0)) {
+	if (likely((unsigned)clock < 31 && (clocks >> clock) & 1))
+		return gettime_through(&vdsokit_global.gettime, clock, ts);
+	if (likely(clocks != 0))
 		/* Ready, and the vDSO has no user-space read for this clock (or no vDSO). */
 		return sys_clock_gettime(clock, ts);
-	}
 	return vdsokit__clock_gettime_slow(clock, ts);
 }
 
 VDSO_EXPORT int vdsokit_clock_getres(clockid_t clock, struct vdsokit_timespec *res)
 {
 	const struct vdsokit_state *s = vdsokit_state();
-	if ((unsigned)clock < 32 && (entry_clocks(&s->getres) >> clock) & 1) {
+	if (clock_served(entry_clocks(&s->getres), clock)) {
 		int r = call_clock(&s->getres, clock, res);
-		if (!retry_with_syscall(r))
+		if (!vdso_declined(&s->getres, r))
 			return r;
 	}
 	return sys_clock_getres(clock, res);
@@ -242,9 +265,9 @@ VDSO_EXPORT int vdsokit_clock_getres(clockid_t clock, struct vdsokit_timespec *r
 VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
 {
 	const struct vdsokit_state *s = vdsokit_state();
-	if (likely(s->gettimeofday.fn != NULL)) {
+	if (likely(entry_in_use(&s->gettimeofday))) {
 		int r = call_gettimeofday(&s->gettimeofday, tv, tz);
-		if (likely(!retry_with_syscall(r)))
+		if (likely(!vdso_declined(&s->gettimeofday, r)))
 			return r;
 	}
 	return sys_gettimeofday(tv, tz);
@@ -259,9 +282,9 @@ VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone
 VDSO_EXPORT int vdsokit_time(int64_t *t)
 {
 	const struct vdsokit_state *s = vdsokit_state();
-	if (s->time.fn) {
+	if (entry_in_use(&s->time)) {
 		int r = call_time(&s->time, t);
-		if (!retry_with_syscall(r))
+		if (!vdso_declined(&s->time, r))
 			return r;
 	}
 	struct vdsokit_timespec ts;

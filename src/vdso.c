@@ -208,6 +208,19 @@ const struct vdsokit_state *vdsokit_state_slow(void)
 	return &vdsokit_empty;
 }
 
+void vdsokit__entry_overflowed(const struct vdsokit_entry *e)
+{
+	/*
+	 * Only entries of vdsokit_global get here (the empty state's have no
+	 * fn), and vdsokit_global is writable: the const is the callers' view.
+	 */
+	struct vdsokit_entry *mine = (struct vdsokit_entry *)(uintptr_t)e;
+	__atomic_store_n(&mine->overflowed, 1, __ATOMIC_RELAXED);
+	if (mine == &vdsokit_global.gettime)
+		/* Still ready, but no clock is read through the vDSO any more. */
+		__atomic_store_n(&vdsokit__fast.gettime_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+}
+
 VDSO_EXPORT int vdsokit_init(void)
 {
 	const struct vdsokit_state *s;

@@ -38,6 +38,8 @@
 
 #include "vdsokit.h"
 #include "tap.h"
+#include "images/names.h"    /* FAKE_TIME32: which fakes take 32-bit time */
+#include "images/fake_abi.h" /* the fakes' call counters */
 
 /* ---- what this architecture's image exports ---------------------------- */
 
@@ -52,7 +54,11 @@ struct expected_names {
 };
 
 static const struct expected_names names = {
-#if defined(__x86_64__)
+#if defined(__x86_64__) && defined(__ILP32__)
+	/* The kernel's vdsox32.lds.S: no getrandom. */
+	"LINUX_2.6", "__vdso_clock_gettime", 0, NULL, "__vdso_clock_getres", 1,
+	"__vdso_gettimeofday", "__vdso_time", "__vdso_getcpu", NULL, NULL,
+#elif defined(__x86_64__)
 	"LINUX_2.6", "__vdso_clock_gettime", 0, NULL, "__vdso_clock_getres", 1,
 	"__vdso_gettimeofday", "__vdso_time", "__vdso_getcpu", "__vdso_getrandom", NULL,
 #elif defined(__i386__)
@@ -292,6 +298,37 @@ static void pin_to_current_cpu(void)
 		diag("sched_setaffinity(%u): %s (getcpu may race)", cpu, strerror(errno));
 }
 
+/* ---- counting calls into the fakes (tests/images/fake_abi.h) -------------- */
+
+static volatile uint32_t *fake_counters;
+
+/* Maps the fakes' counter page at its fixed address: 0, or -1 (said why). */
+static int map_fake_counters(void)
+{
+	void *want = (void *)FAKE_COUNTERS_ADDR;
+	void *got = mmap(want, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (got == MAP_FAILED || got != want) {
+		diag("the fakes' counter page: mmap at %p gave %p (%s)", want, got,
+		     got == MAP_FAILED ? strerror(errno) : "another address");
+		if (got != MAP_FAILED)
+			munmap(got, 4096);
+		return -1;
+	}
+	fake_counters = got;
+	return 0;
+}
+
+/* The counter of the fake behind clock_gettime entry e, or -1 (no counting fake). */
+static int fake_counter_of(int is_time64)
+{
+#ifdef __powerpc__
+	(void)is_time64;
+	return -1; /* fake_ppc.S does not count */
+#else
+	return is_time64 ? FAKE_COUNT_GETTIME64 : FAKE_COUNT_GETTIME_NATIVE;
+#endif
+}
+
 /* ---- no vDSO ------------------------------------------------------------ */
 
 static int run_without_vdso(void)
@@ -489,6 +526,66 @@ static void check_image_paths(enum image_kind kind)
 	}
 }
 
+/*
+ * The vDSO's "do the syscall" (-ENOSYS, the fakes' answer for BOOTTIME)
+ * costs one vDSO call, not two: the library goes straight to the syscall.
+ */
+static void check_enosys_calls_vdso_once(void)
+{
+	struct vdsokit_path p;
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_BOOTTIME_ID, &p);
+	enum fake_entry entry = gettime_entry_of(p.symbol);
+	int counter = fake_counter_of(entry == FAKE_TIME64);
+	if (p.route != VDSOKIT_ROUTE_VDSO || entry == FAKE_NONE || entry == FAKE_NATIVE32 ||
+	    counter < 0 || !fake_counters) {
+		/* Not a test: nothing to count on this architecture. */
+		diag("no -ENOSYS call count: no counting 64-bit-time fake serves BOOTTIME (%s)",
+		     path_text(&p));
+		return;
+	}
+	struct vdsokit_timespec before, got, after;
+	fake_counters[counter] = 0;
+	sys_gettime(CLOCK_BOOTTIME_ID, &before);
+	got.tv_sec = FAKE_COUNT_MAGIC;
+	int r = vdsokit_clock_gettime(CLOCK_BOOTTIME_ID, &got);
+	sys_gettime(CLOCK_BOOTTIME_ID, &after);
+	uint32_t calls = fake_counters[counter];
+	ok(calls == 1, "image: -ENOSYS from %s: the vDSO is called once, then the syscall (%u calls)",
+	   p.symbol, calls);
+	ok(r == 0 && ts_le(&before, &got) && ts_le(&got, &after),
+	   "image: after the vDSO's -ENOSYS, clock_gettime(BOOTTIME) is the syscall's");
+}
+
+/*
+ * A 32-bit-time entry that overflowed (the fake's TAI: tv_sec -5, as after
+ * 2038) is called once, then dropped: every later call takes the syscall
+ * without asking it again.
+ */
+static void check_overflow_drops_time32_entry(void)
+{
+	struct vdsokit_path p;
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_TAI_ID, &p);
+	if (p.route != VDSOKIT_ROUTE_VDSO || gettime_entry_of(p.symbol) != FAKE_NATIVE32 ||
+	    !fake_counters) {
+		diag("no overflow-drop check: no 32-bit-time clock_gettime entry serves TAI (%s)",
+		     path_text(&p));
+		return;
+	}
+	fake_counters[FAKE_COUNT_GETTIME_NATIVE] = 0;
+	check_gettime_against_syscall(CLOCK_TAI_ID, "image, first overflow of the 32-bit entry");
+	uint32_t calls = fake_counters[FAKE_COUNT_GETTIME_NATIVE];
+	ok(calls == 1, "image: the overflowing 32-bit entry is called once, then the syscall (%u calls)",
+	   calls);
+	check_gettime_against_syscall(CLOCK_TAI_ID, "image, after the overflow");
+	check_gettime_against_syscall(CLOCK_MONOTONIC, "image, after the overflow");
+	calls = fake_counters[FAKE_COUNT_GETTIME_NATIVE];
+	ok(calls == 1, "image: after its first overflow the 32-bit entry is never called again "
+	   "(%u calls in all)", calls);
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+	ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_TIME32_OVERFLOWED,
+	   "image: path of clock_gettime after the overflow: %s", path_text(&p));
+}
+
 static void check_getres_through_image(clockid_t c)
 {
 	struct vdsokit_path p;
@@ -545,8 +642,13 @@ static void check_others_through_image(void)
 	int64_t t = -1;
 	r = vdsokit_time(&t);
 	if (p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.time)) {
-		ok(r >= 0 && t == 0x55555, "image: time returns the fake's 0x55555 (got %d, %#" PRIx64 ")",
-		      r, t);
+#if defined(FAKE_TIME32) || defined(__powerpc__)
+		const int64_t want_time = FAKE_TIME_VALUE_32;
+#else
+		const int64_t want_time = FAKE_TIME_VALUE_WIDE;
+#endif
+		ok(r >= 0 && t == want_time, "image: time returns the fake's %#" PRIx64 " (got %d, %#" PRIx64 ")",
+		      want_time, r, t);
 	} else if (p.route == VDSOKIT_ROUTE_VDSO) {
 		/* Seconds of a clock_gettime through the vDSO (REALTIME or COARSE). */
 		int64_t base = fake_gettime_value(0, gettime_entry_of(p.symbol) == FAKE_TIME64).tv_sec;
@@ -637,6 +739,10 @@ static int run_with_image(const char *file, enum image_kind kind)
 	pin_to_current_cpu();
 
 	check_image_paths(kind);
+	if (kind == KIND_CALLABLE)
+		check_enosys_calls_vdso_once();
+	if (kind == KIND_ONLY32)
+		check_overflow_drops_time32_entry();
 	for (clockid_t c = 0; c < CLOCK_COUNT; c++)
 		check_gettime_through_image(c, kind);
 	if (kind == KIND_CALLABLE) {
@@ -658,6 +764,8 @@ static int run_with_image(const char *file, enum image_kind kind)
 int main(int argc, char **argv)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Before any call: a fake called without it would fault. */
+	map_fake_counters();
 	if (argc == 1)
 		return run_without_vdso();
 	if ((argc == 3 || argc == 4) && strcmp(argv[1], "--image") == 0) {

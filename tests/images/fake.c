@@ -12,7 +12,8 @@
  *                   -EINVAL for a clock outside 0..11;
  *   clock_getres    {0, 3} from a 32-bit-time entry, {0, 7} from a 64-bit one;
  *   gettimeofday    {0x33333, 0x444}, timezone {5, 0};
- *   time            0x55555;  getcpu cpu 3, node 4;
+ *   time            FAKE_TIME_VALUE_WIDE where native time is 64-bit (but
+ *                   powerpc), else 0x55555 (fake_abi.h);  getcpu cpu 3, node 4;
  *   getrandom       the opaque-state parameters for the size query, else
  *                   0xA5 bytes;
  *   get_thread_area (m68k) 0x7ead0000.
@@ -24,6 +25,7 @@
  * powerpc uses fake_ppc.S instead (its error convention is CR0.SO).
  */
 #include "names.h"
+#include "fake_abi.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -79,6 +81,13 @@ struct fake_getrandom_params {
 	uint32_t reserved[13];
 };
 
+/* One more call of the entry whose counter is index (fake_abi.h). */
+static inline __attribute__((always_inline)) void fake_count(unsigned index)
+{
+	volatile uint32_t *counters = (volatile uint32_t *)FAKE_COUNTERS_ADDR;
+	counters[index]++;
+}
+
 /* Shared by both clock_gettime entries: 0 to go on, or the error. */
 static inline __attribute__((always_inline)) int fake_clock_error(int clock)
 {
@@ -91,6 +100,12 @@ static inline __attribute__((always_inline)) int fake_clock_error(int clock)
 
 FAKE int fake_clock_gettime_native(int clock, struct fake_timespec_native *ts)
 {
+#ifdef FAKE_TIME32
+	fake_count(FAKE_COUNT_GETTIME_NATIVE);
+#else
+	if (ts && ts->tv_sec == FAKE_COUNT_MAGIC)
+		fake_count(FAKE_COUNT_GETTIME_NATIVE);
+#endif
 	int err = fake_clock_error(clock);
 
 	if (err)
@@ -106,6 +121,8 @@ FAKE int fake_clock_gettime_native(int clock, struct fake_timespec_native *ts)
 
 FAKE int fake_clock_gettime64(int clock, struct fake_timespec64 *ts)
 {
+	if (ts && ts->tv_sec == FAKE_COUNT_MAGIC)
+		fake_count(FAKE_COUNT_GETTIME64);
 	int err = fake_clock_error(clock);
 
 	if (err)
@@ -154,11 +171,17 @@ FAKE int fake_gettimeofday(struct fake_timeval_native *tv, struct fake_timezone 
 	return 0;
 }
 
+#ifdef FAKE_TIME32
+#define FAKE_TIME_VALUE FAKE_TIME_VALUE_32
+#else
+#define FAKE_TIME_VALUE FAKE_TIME_VALUE_WIDE
+#endif
+
 FAKE fake_time_t fake_time(fake_time_t *t)
 {
 	if (t)
-		*t = 0x55555;
-	return 0x55555;
+		*t = FAKE_TIME_VALUE;
+	return FAKE_TIME_VALUE;
 }
 
 FAKE int fake_getcpu(unsigned *cpu, unsigned *node, void *cache)
