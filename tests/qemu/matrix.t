@@ -134,6 +134,23 @@ cflags="-std=gnu11 -O2 -Wall -Wextra -Werror -D_GNU_SOURCE"
 test_goals() {
 	make -s -C "$root" BUILD="$1" -f Makefile -f "$here/print-var.mk" print-LIB_TESTS 2>/dev/null
 }
+# Debian's x32 cross libc ships libm.a as a linker script naming the native
+# paths (/usr/lib/x86_64-linux-gnux32/libm-2.36.a), which an amd64 host does
+# not have: when the compiler's libm.a names missing files, a copy naming
+# them where they are goes first on the library path of abi_cc.
+repair_libm() {
+	libm=$($abi_cc -print-file-name=libm.a 2>/dev/null)
+	grep -q '^GROUP' "$libm" 2>/dev/null || return 0
+	members=$(sed -n 's/^GROUP *( *\(.*\) *)/\1/p' "$libm")
+	for f in $members; do
+		[ -e "$f" ] && continue
+		fixed=$build/qemu/lib/$t_arch
+		mkdir -p "$fixed"
+		sed "s|/[^ ()]*/\([^/ ()]*\.a\)|$(dirname "$libm")/\1|g" "$libm" >"$fixed/libm.a"
+		abi_cc="$abi_cc -L$fixed"
+		return 0
+	done
+}
 done_arches=" "
 for t in $known; do
 	[ -s "$prep/$t.skip" ] && continue
@@ -148,6 +165,7 @@ for t in $known; do
 		skip_arch "$t_arch" "no cross compiler $cc (install gcc-12-$t_triple)"
 		continue
 	fi
+	repair_libm
 	tools=$build/qemu/bin/$t_arch
 	mkdir -p "$tools"
 	for prog in guest-init vdso-probe; do
