@@ -15,6 +15,10 @@
  *   arch_syscall6             when the vDSO has getrandom (its states are mmap'd)
  *   arch_syscall_thread_pointer()  when ARCH_HAS_SYSCALL_TP is 1: the
  *                             kernel's record of the thread pointer
+ *   ARCH_KERNEL_LONG          the kernel's __kernel_long_t when it is not the
+ *                             C long (x32: long long)
+ *   ARCH_KERNEL_SUSECONDS     the kernel's __kernel_suseconds_t when it is
+ *                             not ARCH_KERNEL_LONG (sparc64: int)
  * Any other Linux architecture gets generic.h: syscalls only.
  */
 #ifndef VDSOKIT_ARCH_H
@@ -91,6 +95,23 @@ struct arch_symbol {
 #ifndef ARCH_HAS_SYSCALL_TP
 #define ARCH_HAS_SYSCALL_TP 0
 #endif
+
+/*
+ * The kernel's own types for the old (native) time calls: time() returns
+ * an ARCH_KERNEL_LONG, gettimeofday fills a struct arch_kernel_timeval
+ * (__kernel_old_timeval).  They are the C long everywhere but on x32, whose
+ * vDSO is the x86_64 code and whose syscalls take x86_64's layouts.
+ */
+#ifndef ARCH_KERNEL_LONG
+#define ARCH_KERNEL_LONG long
+#endif
+#ifndef ARCH_KERNEL_SUSECONDS
+#define ARCH_KERNEL_SUSECONDS ARCH_KERNEL_LONG
+#endif
+struct arch_kernel_timeval {
+	ARCH_KERNEL_LONG tv_sec;
+	ARCH_KERNEL_SUSECONDS tv_usec;
+};
 
 /* 64-bit time_t in the native entry points: LP64, and x32. */
 #if __SIZEOF_LONG__ == 8 || (defined(__x86_64__) && defined(__ILP32__))

@@ -108,7 +108,7 @@ static inline const struct vdsokit_state *vdsokit_state(void)
 #else
 typedef int (*vdsokit_clock_fn)(clockid_t, void *);
 typedef int (*vdsokit_gtod_fn)(void *, void *);
-typedef long (*vdsokit_time_fn)(long *);
+typedef ARCH_KERNEL_LONG (*vdsokit_time_fn)(ARCH_KERNEL_LONG *);
 typedef int (*vdsokit_getcpu_fn)(unsigned *, unsigned *, void *);
 typedef long (*vdsokit_getrandom_fn)(void *, size_t, unsigned, void *, size_t);
 typedef void *(*vdsokit_tp_fn)(void);

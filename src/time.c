@@ -69,22 +69,11 @@ static int sys_clock_getres(clockid_t clock, struct vdsokit_timespec *res)
 	return r;
 }
 
-/*
- * The kernel's own struct timeval (__kernel_old_timeval): two longs on most
- * architectures, but sparc64's tv_usec is an int, so a 64-bit read would
- * take the padding for the microseconds.
- */
-#ifndef ARCH_SUSECONDS_T
-#define ARCH_SUSECONDS_T long
-#endif
-struct kernel_timeval {
-	long tv_sec;
-	ARCH_SUSECONDS_T tv_usec;
-};
-#define TIMEVAL_IS_OURS (ARCH_NATIVE_TIME64 && sizeof(ARCH_SUSECONDS_T) == 8)
+/* The kernel's timeval (src/arch.h) is ours: 64-bit seconds and microseconds. */
+#define TIMEVAL_IS_OURS (sizeof(ARCH_KERNEL_LONG) == 8 && sizeof(ARCH_KERNEL_SUSECONDS) == 8)
 
 /* A kernel timeval into ours; -EOVERFLOW when 32-bit seconds have wrapped. */
-static inline int timeval_from_kernel(struct vdsokit_timeval *tv, const struct kernel_timeval *k)
+static inline int timeval_from_kernel(struct vdsokit_timeval *tv, const struct arch_kernel_timeval *k)
 {
 	if (k->tv_sec < 0)
 		return -EOVERFLOW;
@@ -98,7 +87,7 @@ static int sys_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
 #if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
 	if (TIMEVAL_IS_OURS || !tv)
 		return (int)sys2(__NR_gettimeofday, tv, tz);
-	struct kernel_timeval k;
+	struct arch_kernel_timeval k;
 	int r = (int)sys2(__NR_gettimeofday, &k, tz);
 	return r ? r : timeval_from_kernel(tv, &k);
 #else
@@ -160,7 +149,7 @@ static inline int call_gettimeofday(const struct vdsokit_entry *e, struct vdsoki
 #endif
 	if (TIMEVAL_IS_OURS)
 		return CALL_GTOD(tv);
-	struct kernel_timeval k;
+	struct arch_kernel_timeval k;
 	int r = CALL_GTOD(tv ? &k : NULL);
 	return r == 0 && tv ? timeval_from_kernel(tv, &k) : r;
 #undef CALL_GTOD
@@ -170,9 +159,9 @@ static inline int call_gettimeofday(const struct vdsokit_entry *e, struct vdsoki
 static inline int call_time(const struct vdsokit_entry *e, int64_t *t)
 {
 #if ARCH_VDSO_CALL5
-	long v = VCALL2(long, e->fn, 0, 0);
+	ARCH_KERNEL_LONG v = VCALL2(long, e->fn, 0, 0);
 #else
-	long v = ((vdsokit_time_fn)e->fn)(NULL);
+	ARCH_KERNEL_LONG v = ((vdsokit_time_fn)e->fn)(NULL);
 #endif
 	if (v < 0)
 		return v >= -4095 ? (int)v : -EOVERFLOW;
@@ -334,7 +323,11 @@ VDSO_EXPORT int vdsokit_gettimeofday_via(enum vdsokit_via via, struct vdsokit_ti
 VDSO_EXPORT int vdsokit_time_via(enum vdsokit_via via, int64_t *t)
 {
 	if (via == VDSOKIT_VIA_SYSCALL) {
-#if defined(__NR_time) && ARCH_NATIVE_TIME64
+		/*
+		 * time(2) only where its return fits the syscall helpers' long:
+		 * x32's kernel returns 64 bits that a 32-bit long would wrap in 2038.
+		 */
+#if defined(__NR_time) && __SIZEOF_LONG__ == 8
 		long v = sys1(__NR_time, 0);
 		if (v < 0 && v >= -4095)
 			return (int)v;

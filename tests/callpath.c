@@ -210,10 +210,18 @@ static void check_getres_against_syscall(clockid_t clock, const char *how)
 static void check_gettimeofday_against_syscall(const char *how)
 {
 	struct vdsokit_timespec before, after;
-	struct vdsokit_timeval got = { -1, -1 };
+	/* Canaries: nothing may be written around the 16-byte timeval (x32). */
+	struct {
+		uint64_t below;
+		struct vdsokit_timeval tv;
+		uint64_t above;
+	} guarded = { 0x5afe5afe5afe5afeull, { -1, -1 }, 0x5afe5afe5afe5afeull };
 	sys_gettime(CLOCK_REALTIME, &before);
-	int r = vdsokit_gettimeofday(&got, NULL);
+	int r = vdsokit_gettimeofday(&guarded.tv, NULL);
 	sys_gettime(CLOCK_REALTIME, &after);
+	struct vdsokit_timeval got = guarded.tv;
+	ok(guarded.below == 0x5afe5afe5afe5afeull && guarded.above == 0x5afe5afe5afe5afeull,
+	   "%s: gettimeofday writes its timeval and nothing around it", how);
 	int64_t lo = before.tv_sec * 1000000 + before.tv_nsec / 1000;
 	int64_t hi = after.tv_sec * 1000000 + after.tv_nsec / 1000;
 	int64_t us = got.tv_sec * 1000000 + got.tv_usec;

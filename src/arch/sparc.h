@@ -22,7 +22,7 @@
 
 #ifdef __arch64__
 /* The kernel's timeval has an int tv_usec here (__kernel_suseconds_t). */
-#define ARCH_SUSECONDS_T int
+#define ARCH_KERNEL_SUSECONDS int
 #endif
 
 #define ARCH_VDSO_CLOCKS (CLOCK_BIT(0) | CLOCK_BIT(1) | CLOCK_BIT(5) | CLOCK_BIT(6))

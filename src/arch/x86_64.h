@@ -7,6 +7,15 @@
 #endif
 #define ARCH_ELF_MACHINE 62 /* EM_X86_64 */
 
+#ifdef __ILP32__
+/*
+ * x32's vDSO is the x86_64 code and its time syscalls are x86_64's: the
+ * kernel's long is 64-bit (time() in %rax, a 16-byte timeval) where the
+ * C long is 32-bit.
+ */
+#define ARCH_KERNEL_LONG long long
+#endif
+
 #define ARCH_SYMBOLS {                                              \
 	[SYM_CLOCK_GETTIME] = { "__vdso_clock_gettime", "LINUX_2.6" },  \
 	[SYM_CLOCK_GETRES]  = { "__vdso_clock_getres",  "LINUX_2.6" },  \
