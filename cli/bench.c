@@ -667,13 +667,7 @@ static int write_svg(const char *path, const struct bench_run *run)
 	for (unsigned p = 0; p < BENCH_PATH_COUNT; p++)
 		chart.series[p] = bench_path_title(p);
 
-	FILE *f = fopen(path, "we");
-	if (!f)
-		return cli_error("bench", path, "%s", strerror(errno));
-	int failed = svg_write_bar_chart(f, &chart);
-	if (fclose(f) != 0 || failed)
-		return cli_error("bench", path, "cannot write the chart");
-	return 0;
+	return svg_write_chart_file("bench", path, &chart);
 }
 
 int cmd_bench(int argc, char **argv)

@@ -73,8 +73,31 @@ bool cli_parse_long(const char *cmd, const char *option, const char *text,
 bool cli_parse_double(const char *cmd, const char *option, const char *text,
 		      double min, double max, double *value);
 
-/* Reads a whole file; NULL (and *error set to an errno) on failure. */
+/*
+ * Reads a whole file ("-": stdin) of at most max_size bytes; NULL (and
+ * *error set to an errno, EFBIG when larger) on failure.
+ */
 unsigned char *cli_read_file(const char *path, size_t max_size, size_t *size, int *error);
+/* 0, or the errno of a write to stream that failed (flushing it first). */
+int cli_stream_error(FILE *stream);
+/* Why cli_read_file failed, in words (too_big for EFBIG). */
+const char *cli_read_error(const char *path, int error, const char *too_big);
+
+/*
+ * A file the tool writes (dump -o, --svg): output_file.c says how it never
+ * destroys what it did not create.  open and commit print the error naming
+ * the file and return CLI_EXIT_USAGE, or 0; write to o->stream in between;
+ * abort drops what was written (the temporary file, never PATH).
+ */
+struct cli_output_file {
+	const char *path, *cmd;
+	char *target;              /* PATH, or the file the symlink PATH names */
+	char *temp;                /* the temporary beside target, NULL: direct */
+	FILE *stream;
+};
+int cli_output_open(struct cli_output_file *o, const char *cmd, const char *path);
+int cli_output_commit(struct cli_output_file *o);
+void cli_output_abort(struct cli_output_file *o);
 
 /* ---------------------------------------------------------------------- */
 /* Subcommands                                                             */
@@ -223,15 +246,21 @@ struct bar_chart {
 	const double *values;       /* group_count * series_count, row-major */
 };
 
-/* 0, or -1 if the chart has nothing to draw. */
+/* 0, or -1 (before writing anything) if the chart has nothing to draw. */
 int svg_write_bar_chart(FILE *out, const struct bar_chart *chart);
+/* The chart to the file PATH (cli_output_open's rules); errors printed, 0 or CLI_EXIT_USAGE. */
+int svg_write_chart_file(const char *cmd, const char *path, const struct bar_chart *chart);
 
 /* ---------------------------------------------------------------------- */
 /* Formatting                                                              */
 /* ---------------------------------------------------------------------- */
 
 /* "0.42 ns", "33.1 ns", "182 ns", "1.91 µs", "12.3 ms"; "-" for NaN. */
-/* value with 2, 1 or 0 decimals as it is below 10, 100 or above, then unit; "-" if not finite or negative. */
+/*
+ * value with 2, 1 or 0 decimals as it is below 10, 100 or above (from 1e15
+ * on, 3 significant digits with an exponent: "1e+300"), then unit; "-" if
+ * not finite or negative.  Fits in 32 bytes with any unit up to 8 bytes.
+ */
 const char *fmt_3_digits(char *buf, size_t size, double value, const char *unit);
 const char *fmt_duration_ns(char *buf, size_t size, double ns);
 /* "5.4×", "102×"; "-" for NaN. */

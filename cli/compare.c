@@ -54,8 +54,7 @@ static int load(struct bench_file *f, const char *path)
 	f->path = path;
 	f->text = cli_read_file(path, MAX_INPUT_SIZE, &size, &err);
 	if (!f->text)
-		return cli_error("compare", path, "%s", err == EFBIG ? "larger than 64 MiB" :
-				 strerror(err));
+		return cli_error("compare", path, "%s", cli_read_error(path, err, "larger than 64 MiB"));
 	if (json_parse((const char *)f->text, size, &f->root, error, sizeof(error)) != 0)
 		return cli_error("compare", path, "not valid JSON: %s", error);
 
@@ -193,15 +192,7 @@ static int write_svg(const char *path, const struct compare_row *rows, unsigned 
 		.groups = groups,
 		.values = values,
 	};
-	FILE *f = fopen(path, "we");
-	if (!f) {
-		status = cli_error("compare", path, "%s", strerror(errno));
-	} else {
-		int failed = svg_write_bar_chart(f, &chart);
-		if (fclose(f) != 0 || failed)
-			status = cli_error("compare", path, "cannot write the chart%s",
-					   failed ? " (no figures to draw)" : "");
-	}
+	status = svg_write_chart_file("compare", path, &chart);
 	free(groups);
 	free(values);
 	return status;

@@ -7,7 +7,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <link.h>
-#include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -23,22 +22,10 @@ static const char usage[] =
 	"usable vDSO to dump.\n"
 	"\n"
 	"Options:\n"
-	"  -o, --output FILE  write to FILE (created or truncated, mode 0644)\n"
+	"  -o, --output FILE  write to FILE (mode 0644 when new), replacing it only\n"
+	"                     once the whole image is written; a device or FIFO is\n"
+	"                     written directly and never removed\n"
 	"  -h, --help         this help\n";
-
-static int write_all(int fd, const unsigned char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 /*
  * The parser's size stops at the last PT_LOAD byte; the kernel's image goes
@@ -95,19 +82,16 @@ int cmd_dump(int argc, char **argv)
 		return CLI_EXIT_FAILED;
 	}
 
-	int fd = STDOUT_FILENO;
-	if (output) {
-		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0)
-			return cli_error("dump", output, "%s", strerror(errno));
+	size_t size = dump_size(img);
+	if (!output) {
+		/* main() checks that stdout took every byte. */
+		fwrite(img->data, 1, size, stdout);
+		return CLI_EXIT_OK;
 	}
-	int err = write_all(fd, img->data, dump_size(img));
-	if (output && close(fd) != 0 && !err)
-		err = errno;
-	if (err) {
-		if (output)
-			unlink(output);   /* no half image left behind */
-		return cli_error("dump", output ? output : "stdout", "%s", strerror(err));
-	}
-	return CLI_EXIT_OK;
+	struct cli_output_file file;
+	int status = cli_output_open(&file, "dump", output);
+	if (status)
+		return status;
+	fwrite(img->data, 1, size, file.stream);
+	return cli_output_commit(&file);
 }

@@ -20,8 +20,10 @@ const char *fmt_3_digits(char *buf, size_t size, double value, const char *unit)
 		snprintf(buf, size, "%.2f%s", value, unit);
 	else if (value < 100)
 		snprintf(buf, size, "%.1f%s", value, unit);
-	else
+	else if (value < 1e15)
 		snprintf(buf, size, "%.0f%s", value, unit);
+	else    /* %.0f of 1e300 is 301 digits: more than any caller's buffer */
+		snprintf(buf, size, "%.3g%s", value, unit);
 	return buf;
 }
 

@@ -49,13 +49,12 @@ int cmd_inspect(int argc, char **argv)
 		return cli_usage_error("inspect", "one FILE at a time ('%s' is extra)", argv[optind + 1]);
 
 	const char *path = argv[optind];
-	const char *read_path = strcmp(path, "-") == 0 ? "/dev/stdin" : path;
 	size_t size;
 	int err;
-	unsigned char *data = cli_read_file(read_path, MAX_IMAGE_SIZE, &size, &err);
+	unsigned char *data = cli_read_file(path, MAX_IMAGE_SIZE, &size, &err);
 	if (!data)
-		return cli_error("inspect", path, "%s", err == EFBIG ? "larger than 256 MiB, not a vDSO" :
-				 strerror(err));
+		return cli_error("inspect", path, "%s",
+				 cli_read_error(path, err, "larger than 256 MiB, not a vDSO"));
 
 	struct vdsokit_image img;
 	int parse_error = vdsokit_image_parse(&img, data, size);

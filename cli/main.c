@@ -3,8 +3,11 @@
  * vdsokit: entry point.  Picks the subcommand and hands it the rest of the
  * command line; everything else lives in one file per subcommand.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
@@ -53,7 +56,7 @@ static const struct command *find_command(const char *name)
 	return NULL;
 }
 
-int main(int argc, char **argv)
+static int run(int argc, char **argv)
 {
 	if (argc < 2) {
 		char *report_argv[] = { (char *)"report", NULL };
@@ -93,11 +96,45 @@ int main(int argc, char **argv)
 			CLI_PROGRAM, first, CLI_PROGRAM);
 		return CLI_EXIT_USAGE;
 	}
-	int status = c->run(argc - 1, argv + 1);
-	/* A full disk or a closed pipe must not look like success. */
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		fprintf(stderr, "%s %s: error writing the output\n", CLI_PROGRAM, c->name);
-		return status ? status : CLI_EXIT_USAGE;
+	return c->run(argc - 1, argv + 1);
+}
+
+/*
+ * A closed descriptor 0, 1 or 2 would be handed to the next file opened
+ * (dump's temporary file would receive the report).  Hold the slot with
+ * /dev/null opened so that every read or write on it fails with EBADF:
+ * the output is still known to be lost, and nothing lands in a stranger.
+ */
+static void hold_closed_std_fds(void)
+{
+	for (int fd = 0; fd <= 2; fd++) {
+		if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+			continue;
+		int held = open("/dev/null", (fd == 0 ? O_WRONLY : O_RDONLY));
+		if (held >= 0 && held != fd) {
+			dup2(held, fd);
+			close(held);
+		}
 	}
-	return status;
+}
+
+/*
+ * The one way out: a full disk, a closed stdout or a closed pipe (with
+ * SIGPIPE ignored) must not look like success, whatever the command.
+ */
+static int close_stdout(int status)
+{
+	int err = cli_stream_error(stdout);
+	if (fclose(stdout) != 0 && !err)
+		err = errno;
+	if (!err)
+		return status;
+	fprintf(stderr, "%s: error writing the output: %s\n", CLI_PROGRAM, strerror(err));
+	return status ? status : CLI_EXIT_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+	hold_closed_std_fds();
+	return close_stdout(run(argc, argv));
 }

@@ -216,5 +216,18 @@ int svg_write_bar_chart(FILE *out, const struct bar_chart *c)
 	fprintf(out, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n",
 		a.x0, plot_top, a.x0, plot_top + plot_h);
 	fputs("</svg>\n", out);
-	return ferror(out) ? -1 : 0;
+	return 0;
+}
+
+int svg_write_chart_file(const char *cmd, const char *path, const struct bar_chart *chart)
+{
+	struct cli_output_file file;
+	int status = cli_output_open(&file, cmd, path);
+	if (status)
+		return status;
+	if (svg_write_bar_chart(file.stream, chart) != 0) {
+		cli_output_abort(&file);
+		return cli_error(cmd, path, "no figures to draw: nothing written");
+	}
+	return cli_output_commit(&file);
 }

@@ -128,40 +128,40 @@ bool cli_parse_double(const char *cmd, const char *option, const char *text,
 
 unsigned char *cli_read_file(const char *path, size_t max_size, size_t *size, int *error)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* "-" is descriptor 0 itself: /dev/stdin would reopen it, and fail on a socket. */
+	bool is_stdin = strcmp(path, "-") == 0;
+	int fd = is_stdin ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		*error = errno;
 		return NULL;
 	}
 	struct stat st;
 	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
 		*error = EISDIR;
-		return NULL;
+		goto fail_fd;
 	}
-	/* Read until EOF rather than trusting st_size: pipes, /proc files. */
-	size_t capacity = 65536, used = 0;
+	/*
+	 * Read until EOF rather than trusting st_size: pipes, /proc files.  The
+	 * buffer may grow to max_size + 1 bytes, so that a file of exactly
+	 * max_size is read whole and only a larger one hits the limit.
+	 */
+	size_t limit = max_size + 1, capacity = limit < 65536 ? limit : 65536, used = 0;
 	unsigned char *buf = malloc(capacity + 1);
 	if (!buf) {
-		close(fd);
 		*error = ENOMEM;
-		return NULL;
+		goto fail_fd;
 	}
 	for (;;) {
 		if (used == capacity) {
-			if (capacity >= max_size) {
-				free(buf);
-				close(fd);
+			if (capacity >= limit) {
 				*error = EFBIG;
-				return NULL;
+				goto fail_buf;
 			}
-			capacity = capacity * 2 > max_size ? max_size : capacity * 2;
+			capacity = capacity * 2 > limit ? limit : capacity * 2;
 			unsigned char *bigger = realloc(buf, capacity + 1);
 			if (!bigger) {
-				free(buf);
-				close(fd);
 				*error = ENOMEM;
-				return NULL;
+				goto fail_buf;
 			}
 			buf = bigger;
 		}
@@ -170,16 +170,42 @@ unsigned char *cli_read_file(const char *path, size_t max_size, size_t *size, in
 			continue;
 		if (n < 0) {
 			*error = errno;
-			free(buf);
-			close(fd);
-			return NULL;
+			goto fail_buf;
 		}
 		if (n == 0)
 			break;
 		used += (size_t)n;
 	}
-	close(fd);
+	if (!is_stdin)
+		close(fd);
 	buf[used] = 0;   /* text readers (JSON) may rely on it */
 	*size = used;
 	return buf;
+
+fail_buf:
+	free(buf);
+fail_fd:
+	if (!is_stdin)
+		close(fd);
+	return NULL;
+}
+
+const char *cli_read_error(const char *path, int error, const char *too_big)
+{
+	if (error == EFBIG)
+		return too_big;
+	if (strcmp(path, "-") == 0 && error == EBADF)
+		return "stdin is closed";
+	return strerror(error);
+}
+
+int cli_stream_error(FILE *stream)
+{
+	/* errno still holds the failed write's reason: nothing ran since that touches it. */
+	if (ferror(stream))
+		return errno ? errno : EIO;
+	errno = 0;
+	if (fflush(stream) != 0)
+		return errno ? errno : EIO;
+	return 0;
 }
