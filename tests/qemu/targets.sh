@@ -23,7 +23,7 @@
 # amd64-i386, arm64-armhf, mips64el-o32/n32 and sparc64-sparc32 boot the
 # kernel of their first half and run a compat userland in it, which the
 # kernel serves a vDSO of its own (vdso32, the compat vDSO, vdso-o32/n32).
-MATRIX_TARGETS="arm64 armhf ppc64le s390x mips64el amd64 amd64-hpet amd64-novdso m68k sparc64 amd64-i386 arm64-armhf mips64el-o32 mips64el-n32 sparc64-sparc32 amd64-x32"
+MATRIX_TARGETS="arm64 armhf ppc64le s390x mips64el amd64 amd64-hpet amd64-novdso m68k sparc64 amd64-i386 arm64-armhf mips64el-o32 mips64el-n32 sparc64-sparc32 amd64-x32 amd64-6.12 arm64-6.12"
 
 target_info() {
 	t_append_extra="" t_cflags="" t_todo="" t_todo_why=""
@@ -93,6 +93,21 @@ target_info() {
 		t_qemu="qemu-system-x86_64 -m 512"
 		t_console=ttyS0 t_machine=x86_64
 		t_about="QEMU pc, i386 static userland (the kernel's vdso32)"
+		;;
+	# Debian's 6.12 kernels (bookworm-security): getrandom in the vDSO,
+	# which the 6.1 ones lack.  amd64's is the generic flavour, shared
+	# with amd64-x32.
+	amd64-6.12)
+		t_arch=x86_64 t_triple=x86_64-linux-gnu t_kernel="fetch amd64-6.12"
+		t_qemu="qemu-system-x86_64 -m 512"
+		t_console=ttyS0 t_machine=x86_64
+		t_about="QEMU pc, Debian 6.12 (__vdso_getrandom)"
+		;;
+	arm64-6.12)
+		t_arch=aarch64 t_triple=aarch64-linux-gnu t_kernel="fetch arm64-6.12"
+		t_qemu="qemu-system-aarch64 -M virt -cpu cortex-a72 -m 512"
+		t_console=ttyAMA0 t_machine=aarch64
+		t_about="QEMU virt, cortex-a72, Debian 6.12 (__kernel_getrandom)"
 		;;
 	amd64-x32)
 		# x32 needs X86_X32_ABI, which Debian enables (off until
