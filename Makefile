@@ -27,7 +27,9 @@ WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
             -Wpointer-arith -Wcast-align -Wundef
 CFLAGS   ?=
 ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fno-strict-aliasing $(CFLAGS)
-CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
+# override: a CPPFLAGS given on the command line is kept and extended, not
+# left to replace the project's include paths.
+override CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
 LDFLAGS  ?=
 
 LIB_SRCS := src/image.c src/vdso.c src/time.c src/cpu.c src/tp.c src/random.c src/path.c
@@ -56,11 +58,12 @@ $(LIB_A): $(LIB_OBJS)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-# Exports are the linker map's; -z now because the library runs inside
+# Every user flag reaches this link too (OPT="-flto" needs the compiler's
+# flags here).  Exports are the linker map's; -z now because the library runs inside
 # other processes' first clock read and should not stop in the resolver.
 $(LIB_SO): $(LIB_PIC_OBJS) src/libvdsokit.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -o $@ -Wl,-soname,libvdsokit.so.$(SOVERSION) \
+	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ -Wl,-soname,libvdsokit.so.$(SOVERSION) \
 	      -Wl,--version-script=src/libvdsokit.map -Wl,-z,now -Wl,-z,relro \
 	      $(LIB_PIC_OBJS) $(filter-out -static,$(LDFLAGS))
 	ln -sf libvdsokit.so.$(SOVERSION) $(BUILD)/lib/libvdsokit.so
