@@ -296,6 +296,17 @@ void host_facts_read(struct host_facts *h);
 /* "host": {...} for a JSON document (init_result: what vdsokit_init() said). */
 void json_host(struct json_writer *w, const struct host_facts *h, int init_result);
 
+/*
+ * This process's time-namespace offsets against the initial namespace
+ * (MONOTONIC, MONOTONIC_RAW and _COARSE shift by monotonic_ns, BOOTTIME by
+ * boottime_ns); false, and zeros, when /proc/self/timens_offsets is
+ * unreadable (no time namespaces: no offsets either).
+ */
+struct timens_offsets {
+	int64_t monotonic_ns, boottime_ns;
+};
+bool timens_offsets_read(struct timens_offsets *o);
+
 /* One line of /proc/self/maps that names a vDSO-related mapping. */
 struct vdso_mapping {
 	uintptr_t start, end;

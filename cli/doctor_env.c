@@ -223,20 +223,10 @@ static void read_time_namespace(struct doctor_env *env)
 	env->time_ns[n > 0 ? n : 0] = 0;
 	n = readlink("/proc/1/ns/time", env->init_time_ns, sizeof(env->init_time_ns) - 1);
 	env->init_time_ns[n > 0 ? n : 0] = 0;
-	FILE *f = fopen("/proc/self/timens_offsets", "re");
-	if (!f)
-		return;
-	env->timens_offsets_readable = true;
-	char name[32];
-	long long sec, nsec;
-	while (fscanf(f, "%31s %lld %lld", name, &sec, &nsec) == 3) {
-		/* Names on current kernels, clock ids on the first ones. */
-		if (strcmp(name, "monotonic") == 0 || strcmp(name, "1") == 0)
-			env->monotonic_offset_s = sec;
-		else if (strcmp(name, "boottime") == 0 || strcmp(name, "7") == 0)
-			env->boottime_offset_s = sec;
-	}
-	fclose(f);
+	struct timens_offsets offsets;
+	env->timens_offsets_readable = timens_offsets_read(&offsets);
+	env->monotonic_offset_s = offsets.monotonic_ns / 1000000000;
+	env->boottime_offset_s = offsets.boottime_ns / 1000000000;
 }
 
 static void read_hypervisor(struct doctor_env *env, bool hypervisor_flag)

@@ -155,15 +155,21 @@ static void namespace_helper(struct timens_shared *sh, double seconds)
 	sh->child_status = status;
 }
 
+/*
+ * The new namespace's offsets count from the initial namespace, not from
+ * ours: run inside a namespace that has offsets of its own (unshare -T
+ * --monotonic N), ours are taken out of the expected shift.
+ */
 static void check_offsets(struct check_list *out, const struct timens_shared *sh,
-			  const int64_t *host_before, const int64_t *host_after)
+			  const int64_t *host_before, const int64_t *host_after,
+			  const struct timens_offsets *ours)
 {
 	for (unsigned i = 0; i < SHIFTED_COUNT; i++) {
 		char name[32];
 		const struct shifted_reading *r = &sh->readings[i];
 		int64_t offset = shifted_clocks[i].boottime ?
-			BOOTTIME_OFFSET_SEC * NSEC_PER_SEC + BOOTTIME_OFFSET_NSEC :
-			MONOTONIC_OFFSET_SEC * NSEC_PER_SEC + MONOTONIC_OFFSET_NSEC;
+			BOOTTIME_OFFSET_SEC * NSEC_PER_SEC + BOOTTIME_OFFSET_NSEC - ours->boottime_ns :
+			MONOTONIC_OFFSET_SEC * NSEC_PER_SEC + MONOTONIC_OFFSET_NSEC - ours->monotonic_ns;
 		int64_t low = host_before[i] + offset, high = host_after[i] + offset;
 		struct check_result *c = check_add(out, "timens", "offset %s",
 			clock_id_name(name, sizeof(name), shifted_clocks[i].clock));
@@ -250,7 +256,9 @@ void verify_time_namespace(struct check_list *out, double seconds)
 			  "%+lld s", sh->child_ns, sh->host_ns,
 			  sh->via_user_namespace ? " inside a new user namespace" : "",
 			  MONOTONIC_OFFSET_SEC, BOOTTIME_OFFSET_SEC);
-		check_offsets(out, sh, host_before, host_after);
+		struct timens_offsets ours;
+		timens_offsets_read(&ours);
+		check_offsets(out, sh, host_before, host_after, &ours);
 		for (unsigned i = 0; i < sh->result_count && i < MAX_RESULTS; i++) {
 			struct check_result *copy = check_add(out, "timens", "%s", sh->results[i].name);
 			*copy = sh->results[i];
