@@ -121,8 +121,10 @@ enum vdsokit_reason {
 	VDSOKIT_REASON_TIME32,         /* only a 32-bit-time entry: used until 2038 */
 	VDSOKIT_REASON_ABI_REGISTER,   /* the ABI keeps it in a register           */
 	VDSOKIT_REASON_NO_STATE,       /* getrandom: no opaque state could be had  */
-	VDSOKIT_REASON_TIME32_OVERFLOWED /* the 32-bit-time entry overflowed (past
+	VDSOKIT_REASON_TIME32_OVERFLOWED,/* the 32-bit-time entry overflowed (past
 					  2038): dropped, the syscall serves it */
+	VDSOKIT_REASON_ENTRY_IS_SYSCALL /* the vDSO entry only makes the syscall
+					  (riscv getcpu): the library makes it */
 };
 
 struct vdsokit_path {

@@ -11,10 +11,13 @@
  *   ARCH_VDSO_CALL5           1 when vDSO functions need an assembly call
  *                             sequence (powerpc's CR0.SO errors): arch_vdso_call5
  *   ARCH_VDSO_CLOCKS          clock ids the vDSO reads in user space
- *   ARCH_GETTIME64_NEEDS_32   trust clock_gettime64 only beside clock_gettime (arm)
+ *   ARCH_GETTIME64_NEEDS_32   trust clock_gettime64 only beside clock_gettime
+ *                             or clock_getres_time64 (arm)
  *   arch_syscall6             when the vDSO has getrandom (its states are mmap'd)
  *   arch_syscall_thread_pointer()  when ARCH_HAS_SYSCALL_TP is 1: the
  *                             kernel's record of the thread pointer
+ *   ARCH_VDSO_GETCPU_IS_SYSCALL  1 when the vDSO's getcpu only makes the
+ *                             syscall (riscv): the library makes it directly
  *   ARCH_KERNEL_LONG          the kernel's __kernel_long_t when it is not the
  *                             C long (x32: long long)
  *   ARCH_KERNEL_SUSECONDS     the kernel's __kernel_suseconds_t when it is
@@ -88,6 +91,9 @@ struct arch_symbol {
 #endif
 #ifndef ARCH_VDSO_CALL5
 #define ARCH_VDSO_CALL5 0
+#endif
+#ifndef ARCH_VDSO_GETCPU_IS_SYSCALL
+#define ARCH_VDSO_GETCPU_IS_SYSCALL 0
 #endif
 #ifndef ARCH_HAS_TP_REGISTER
 #define ARCH_HAS_TP_REGISTER 0

@@ -139,6 +139,8 @@ VDSO_EXPORT const char *vdsokit_reason_text(enum vdsokit_reason reason)
 	case VDSOKIT_REASON_NO_STATE: return "the vDSO's getrandom state could not be set up";
 	case VDSOKIT_REASON_TIME32_OVERFLOWED:
 		return "the 32-bit-time entry overflowed (past 2038) and is no longer called";
+	case VDSOKIT_REASON_ENTRY_IS_SYSCALL:
+		return "the vDSO entry only makes the syscall: the library makes it directly";
 	}
 	return "unknown";
 }

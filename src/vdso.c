@@ -108,7 +108,8 @@ static struct vdsokit_entry entry_native(const struct vdsokit_state *s, enum vds
  * 64-bit architectures the native entry is already 64-bit.  On 32-bit
  * ones, the 64-bit entry first, then the 32-bit one, which the call
  * checks for overflow.  On arm the 64-bit entry counts only beside the
- * 32-bit one (pre-5.8 kernels exported it broken on their own).
+ * 32-bit one or clock_getres_time64 (pre-5.8 kernels exported it broken
+ * on its own).
  */
 static struct vdsokit_entry entry_time(const struct vdsokit_state *s, enum vdsokit_sym native,
 				    enum vdsokit_sym sym64)
@@ -118,7 +119,8 @@ static struct vdsokit_entry entry_time(const struct vdsokit_state *s, enum vdsok
 
 	const void *fn32 = s->sym_addr[native], *fn64 = s->sym_addr[sym64];
 	struct vdsokit_entry e = { .sym = sym64, .time64 = 1, .fn = fn64, .reason = VDSOKIT_REASON_OK };
-	if (fn64 && ARCH_GETTIME64_NEEDS_32 && !fn32) {
+	/* arm: the broken pre-5.8 images had neither of the other two. */
+	if (fn64 && ARCH_GETTIME64_NEEDS_32 && !fn32 && !s->sym_addr[SYM_CLOCK_GETRES64]) {
 		e.fn = NULL;
 		e.reason = VDSOKIT_REASON_UNTRUSTED;
 		return e;
@@ -141,6 +143,10 @@ static void choose_entries(struct vdsokit_state *s)
 	s->gettimeofday = entry_native(s, SYM_GETTIMEOFDAY);
 	s->time = entry_native(s, SYM_TIME);
 	s->getcpu = entry_native(s, SYM_GETCPU);
+	if (ARCH_VDSO_GETCPU_IS_SYSCALL && s->getcpu.fn) {
+		s->getcpu.fn = NULL;
+		s->getcpu.reason = VDSOKIT_REASON_ENTRY_IS_SYSCALL;
+	}
 	s->getrandom = entry_native(s, SYM_GETRANDOM);
 	s->thread_area = entry_native(s, SYM_GET_THREAD_AREA);
 }

@@ -14,8 +14,10 @@
  *                                 fake functions' values, and fall back where
  *                                 they ask for it.  KIND: "callable" (default),
  *                                 "only64" (arm: clock_gettime64 without the
- *                                 32-bit entry, untrusted) or "only32" (i386:
- *                                 no time64 entries).
+ *                                 32-bit entry, untrusted), "only32" (i386:
+ *                                 no time64 entries) or "time64only" (arm:
+ *                                 the 64-bit entries alone, with
+ *                                 clock_getres_time64: trusted).
  *
  * The values the fake functions return are documented in
  * tests/images/fake.c; the names below are this test's own copy of the
@@ -72,8 +74,9 @@ static const struct expected_names names = {
 	"LINUX_2.6", "__vdso_clock_gettime64", 1, "__vdso_clock_gettime", "__vdso_clock_getres", 0,
 	"__vdso_gettimeofday", NULL, NULL, NULL, NULL,
 #elif defined(__riscv) && __riscv_xlen == 64
+	/* __vdso_getcpu is a bare ecall: the library makes the syscall itself. */
 	"LINUX_4.15", "__vdso_clock_gettime", 0, NULL, "__vdso_clock_getres", 1,
-	"__vdso_gettimeofday", NULL, "__vdso_getcpu", "__vdso_getrandom", NULL,
+	"__vdso_gettimeofday", NULL, NULL, "__vdso_getrandom", NULL,
 #elif defined(__powerpc64__)
 	"LINUX_2.6.15", "__kernel_clock_gettime", 0, NULL, "__kernel_clock_getres", 1,
 	"__kernel_gettimeofday", "__kernel_time", "__kernel_getcpu", "__kernel_getrandom", NULL,
@@ -407,7 +410,7 @@ static int run_without_vdso(void)
 
 /* ---- the synthetic image ------------------------------------------------- */
 
-enum image_kind { KIND_CALLABLE, KIND_ONLY64, KIND_ONLY32 };
+enum image_kind { KIND_CALLABLE, KIND_ONLY64, KIND_ONLY32, KIND_TIME64ONLY };
 
 /* The fake clock_gettime's answer for clock c through entry "is_64". */
 static struct vdsokit_timespec fake_gettime_value(clockid_t c, int is_64)
@@ -489,6 +492,12 @@ static void check_image_paths(enum image_kind kind)
 		case KIND_ONLY64:
 			ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_UNTRUSTED,
 			      "only64: clock_gettime64 without clock_gettime is not trusted: "
+			      "path of clock %d: %s", (int)fast[i], path_text(&p));
+			break;
+		case KIND_TIME64ONLY:
+			ok(p.route == VDSOKIT_ROUTE_VDSO && p.reason == VDSOKIT_REASON_OK &&
+				      str_eq(p.symbol, "__vdso_clock_gettime64"),
+			      "time64only: clock_gettime64 beside clock_getres_time64 is trusted: "
 			      "path of clock %d: %s", (int)fast[i], path_text(&p));
 			break;
 		case KIND_ONLY32:
@@ -679,6 +688,10 @@ static void check_others_through_image(void)
 		ok(r == 0 && cpu == 3, "image: getcpu without node");
 	} else {
 		ok(p.route == VDSOKIT_ROUTE_SYSCALL, "image: getcpu by syscall: %s", path_text(&p));
+#ifdef __riscv
+		ok(p.reason == VDSOKIT_REASON_ENTRY_IS_SYSCALL,
+		   "image: riscv's __vdso_getcpu (an ecall) is skipped for the syscall: %s", path_text(&p));
+#endif
 		check_getcpu_against_syscall("image");
 	}
 
@@ -717,6 +730,23 @@ static void check_others_through_image(void)
 	}
 }
 
+/* arm's 64-bit-only vDSO: both 64-bit entries serve, with their values. */
+static void check_time64only_calls(void)
+{
+	struct vdsokit_timespec ts = { -1, -1 }, want = fake_gettime_value(CLOCK_MONOTONIC, 1);
+	int r = vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts);
+	ok(r == 0 && ts.tv_sec == want.tv_sec && ts.tv_nsec == want.tv_nsec,
+	   "time64only: clock_gettime(MONOTONIC) is the fake clock_gettime64's {%#" PRIx64 ", %" PRId64 "}",
+	   want.tv_sec, want.tv_nsec);
+	struct vdsokit_path p;
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, CLOCK_MONOTONIC, &p);
+	ts.tv_sec = ts.tv_nsec = -1;
+	r = vdsokit_clock_getres(CLOCK_MONOTONIC, &ts);
+	ok(str_eq(p.symbol, "__vdso_clock_getres_time64") && r == 0 && ts.tv_sec == 0 && ts.tv_nsec == 7,
+	   "time64only: clock_getres is clock_getres_time64's {0, 7} (%s; got %d {%" PRId64 ", %" PRId64 "})",
+	   path_text(&p), r, ts.tv_sec, ts.tv_nsec);
+}
+
 static int run_with_image(const char *file, enum image_kind kind)
 {
 	int fd = open(file, O_RDONLY | O_CLOEXEC);
@@ -751,6 +781,8 @@ static int run_with_image(const char *file, enum image_kind kind)
 		check_enosys_calls_vdso_once();
 	if (kind == KIND_ONLY32)
 		check_overflow_drops_time32_entry();
+	if (kind == KIND_TIME64ONLY)
+		check_time64only_calls();
 	for (clockid_t c = 0; c < CLOCK_COUNT; c++)
 		check_gettime_through_image(c, kind);
 	if (kind == KIND_CALLABLE) {
@@ -783,6 +815,8 @@ int main(int argc, char **argv)
 				kind = KIND_ONLY64;
 			else if (strcmp(argv[3], "only32") == 0)
 				kind = KIND_ONLY32;
+			else if (strcmp(argv[3], "time64only") == 0)
+				kind = KIND_TIME64ONLY;
 			else if (strcmp(argv[3], "callable") != 0) {
 				fprintf(stderr, "callpath: unknown image kind '%s'\n", argv[3]);
 				return 2;
@@ -790,6 +824,6 @@ int main(int argc, char **argv)
 		}
 		return run_with_image(argv[2], kind);
 	}
-	fprintf(stderr, "usage: callpath [--image FILE [callable|only64|only32]]\n");
+	fprintf(stderr, "usage: callpath [--image FILE [callable|only64|only32|time64only]]\n");
 	return 2;
 }

@@ -8,8 +8,10 @@
 #      path itself (calling convention, time64 preference and 32-bit
 #      overflow, -ENOSYS retry, powerpc CR0.SO, m68k thread pointer) runs on
 #      that architecture;
-#   3. arm "only64" (clock_gettime64 without clock_gettime: untrusted) and
-#      i386 "only32" (32-bit entries only) images.
+#   3. arm "only64" (clock_gettime64 without clock_gettime: untrusted),
+#      arm "time64only" (the 64-bit entries with clock_getres_time64, as a
+#      kernel without COMPAT_32BIT_TIME has them: trusted) and i386
+#      "only32" (32-bit entries only) images.
 # Each architecture's library and callpath are built here, with that
 # architecture's compiler, under $VDSOKIT_BUILD/qemu-user/<arch>.
 . "$(dirname "$0")/lib.sh"
@@ -133,7 +135,8 @@ while read -r arch cc imgdir qemu; do
 		run_tap "$where" $run "$prog"
 		run_tap "$where" $run "$prog" --image "$image"
 		case $arch in
-		arm)  run_tap "$where" $run "$prog" --image "$images/arm/only64.so" only64 ;;
+		arm)  run_tap "$where" $run "$prog" --image "$images/arm/only64.so" only64
+		      run_tap "$where" $run "$prog" --image "$images/arm/time64only.so" time64only ;;
 		i386) run_tap "$where" $run "$prog" --image "$images/i386/only32.so" only32 ;;
 		esac
 	done

@@ -3,7 +3,11 @@
  * 32-bit arm (EABI): __vdso_* in LINUX_2.6.  Kernels before 5.8 could
  * export a clock_gettime64 that is broken when the 32-bit clock_gettime is
  * absent (the whole vDSO "patched out" for an unusable arch timer), so the
- * 64-bit entry is trusted only beside the 32-bit one.
+ * 64-bit entry is trusted only beside the 32-bit one, or beside
+ * clock_getres_time64: that entry came in 2026 (the kernel's
+ * arch/arm/vdso/vgettimeofday.c), with kernels that build the vDSO
+ * without the 32-bit-time entries when COMPAT_32BIT_TIME is off, long
+ * after 5.8's fix.
  */
 #define ARCH_NAME "arm"
 #define ARCH_ELF_MACHINE 40 /* EM_ARM */
@@ -13,6 +17,7 @@
 	[SYM_CLOCK_GETTIME]   = { "__vdso_clock_gettime",   "LINUX_2.6" }, \
 	[SYM_CLOCK_GETTIME64] = { "__vdso_clock_gettime64", "LINUX_2.6" }, \
 	[SYM_CLOCK_GETRES]    = { "__vdso_clock_getres",    "LINUX_2.6" }, \
+	[SYM_CLOCK_GETRES64]  = { "__vdso_clock_getres_time64", "LINUX_2.6" }, \
 	[SYM_GETTIMEOFDAY]    = { "__vdso_gettimeofday",    "LINUX_2.6" }, \
 }
 

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * RISC-V: __vdso_* in LINUX_4.15.  rv32 kernels have only 64-bit time
- * syscalls and usually no time entries in the vDSO; the table is the same,
- * lookups simply fail there.  New kernels may emit only DT_GNU_HASH.
+ * RISC-V: __vdso_* in LINUX_4.15.  rv32 has no 32-bit time at all: its
+ * __vdso_clock_gettime and __vdso_clock_getres (where a kernel builds them)
+ * take the 64-bit __kernel_timespec, so they fill the 64-bit slots of the
+ * table; gettimeofday keeps the kernel's 32-bit-long timeval there.  New
+ * kernels may emit only DT_GNU_HASH.
  */
 #if __riscv_xlen == 64
 #define ARCH_NAME "riscv64"
@@ -11,13 +13,27 @@
 #endif
 #define ARCH_ELF_MACHINE 243 /* EM_RISCV */
 
+#if __riscv_xlen == 64
+#define RISCV_GETTIME SYM_CLOCK_GETTIME
+#define RISCV_GETRES SYM_CLOCK_GETRES
+#else
+#define RISCV_GETTIME SYM_CLOCK_GETTIME64
+#define RISCV_GETRES SYM_CLOCK_GETRES64
+#endif
 #define ARCH_SYMBOLS {                                               \
-	[SYM_CLOCK_GETTIME] = { "__vdso_clock_gettime", "LINUX_4.15" },  \
-	[SYM_CLOCK_GETRES]  = { "__vdso_clock_getres",  "LINUX_4.15" },  \
+	[RISCV_GETTIME]     = { "__vdso_clock_gettime", "LINUX_4.15" },  \
+	[RISCV_GETRES]      = { "__vdso_clock_getres",  "LINUX_4.15" },  \
 	[SYM_GETTIMEOFDAY]  = { "__vdso_gettimeofday",  "LINUX_4.15" },  \
 	[SYM_GETCPU]        = { "__vdso_getcpu",        "LINUX_4.15" },  \
 	[SYM_GETRANDOM]     = { "__vdso_getrandom",     "LINUX_4.15" },  \
 }
+
+/*
+ * __vdso_getcpu is a bare ecall of getcpu (arch/riscv/kernel/vdso/getcpu.S,
+ * "for now, just do the syscall"): through it a call costs the syscall and
+ * an indirect call, so the library makes the syscall itself.
+ */
+#define ARCH_VDSO_GETCPU_IS_SYSCALL 1
 
 static inline long arch_syscall4(long n, long a, long b, long c, long d)
 {

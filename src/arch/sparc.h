@@ -32,6 +32,26 @@
 	[SYM_GETTIMEOFDAY]  = { "__vdso_gettimeofday",  "LINUX_2.6" },  \
 }
 
+/*
+ * What the trap may change besides %o0/%o1 and the condition codes: the
+ * kernel's syscall path does not preserve the floating-point registers
+ * for the caller (glibc's and the kernel's own sparc syscall wrappers
+ * declare all of them clobbered), so no FP value may live in one across
+ * the trap.  V9 CPUs (sparc64, and sparc32 built for v8plus, gcc's
+ * default there) have %f0-%f62 as doubles, V8 ones %f0-%f31.
+ */
+#define SPARC_FP_CLOBBERS_32                                                  \
+	"f0", "f1", "f2", "f3", "f4", "f5", "f6", "f7", "f8", "f9", "f10",     \
+	"f11", "f12", "f13", "f14", "f15", "f16", "f17", "f18", "f19", "f20", \
+	"f21", "f22", "f23", "f24", "f25", "f26", "f27", "f28", "f29", "f30", "f31"
+#ifdef __sparc_v9__
+#define SPARC_FP_CLOBBERS SPARC_FP_CLOBBERS_32,                               \
+	"f32", "f34", "f36", "f38", "f40", "f42", "f44", "f46", "f48", "f50",  \
+	"f52", "f54", "f56", "f58", "f60", "f62"
+#else
+#define SPARC_FP_CLOBBERS SPARC_FP_CLOBBERS_32
+#endif
+
 static inline long arch_syscall4(long n, long a, long b, long c, long d)
 {
 	register long g1 __asm__("g1") = n;
@@ -46,7 +66,7 @@ static inline long arch_syscall4(long n, long a, long b, long c, long d)
 			 "1:"
 			 : "+r"(o0), "+r"(o1), "+r"(g1)
 			 : "r"(o2), "r"(o3)
-			 : "cc", "memory");
+			 : "cc", "memory", SPARC_FP_CLOBBERS);
 	return o0;
 }
 

@@ -16,6 +16,9 @@
  *   GETTIME_AS_DATA    the native clock_gettime name is a data object
  *   ONLY_TIME32        no clock_gettime64 / clock_getres_time64 (i386
  *                      "only32", kernels before 5.1)
+ *   OMIT_GETRES32      the native clock_getres is absent (with
+ *                      OMIT_GETTIME: arm's "time64only", a kernel without
+ *                      COMPAT_32BIT_TIME that has only the 64-bit entries)
  */
 #if !defined(OMIT_GETTIME) && !defined(GETTIME_UNDEFINED) && !defined(GETTIME_AS_DATA)
 # ifdef NAME_GETTIME
@@ -31,7 +34,7 @@ EXPORT_DATA(NAME_GETTIME)
 #if defined(NAME_GETTIME64) && !defined(ONLY_TIME32)
 EXPORT(clock_gettime64, NAME_GETTIME64)
 #endif
-#ifdef NAME_GETRES
+#if defined(NAME_GETRES) && !defined(OMIT_GETRES32)
 EXPORT(clock_getres_native, NAME_GETRES)
 #endif
 #ifdef NAME_GETRES_PLAIN

@@ -71,6 +71,10 @@
 # define NAME_GETTIME64 __vdso_clock_gettime64
 # define NAME_GETTIMEOFDAY __vdso_gettimeofday
 # define NAME_GETRES __vdso_clock_getres
+/* Kernels with clock_getres_time64 (2026): the "time64only" variant. */
+# ifdef WITH_GETRES64
+#  define NAME_GETRES64 __vdso_clock_getres_time64
+# endif
 #elif defined(__riscv) && __riscv_xlen == 64
 # define IMAGE_ARCH riscv64
 # define IMAGE_NODE LINUX_4.15
