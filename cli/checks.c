@@ -22,6 +22,7 @@ const char *check_status_name(enum check_status status)
 	case CHECK_PASS: return "pass";
 	case CHECK_FAIL: return "fail";
 	case CHECK_SKIP: return "skip";
+	case CHECK_VDSO_DIFFERS: return "vdso-differs";
 	}
 	return "?";
 }
@@ -66,16 +67,18 @@ void check_number(struct check_result *r, const char *key, const char *unit, lon
 	r->number_count++;
 }
 
-void check_count(const struct check_list *list, unsigned *pass, unsigned *fail, unsigned *skip)
+struct check_counts check_count(const struct check_list *list)
 {
-	*pass = *fail = *skip = 0;
+	struct check_counts n = { 0, 0, 0, 0 };
 	for (unsigned i = 0; i < list->count; i++) {
 		switch (list->items[i].status) {
-		case CHECK_PASS: ++*pass; break;
-		case CHECK_FAIL: ++*fail; break;
-		case CHECK_SKIP: ++*skip; break;
+		case CHECK_PASS: n.pass++; break;
+		case CHECK_FAIL: n.fail++; break;
+		case CHECK_SKIP: n.skip++; break;
+		case CHECK_VDSO_DIFFERS: n.vdso_differs++; break;
 		}
 	}
+	return n;
 }
 
 const char *signal_name(int sig, char *buf, size_t size)
