@@ -346,7 +346,13 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 				"the vDSO of this architecture has no user-space read for: %s",
 				kernel_clocks);
 		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL));
-		action(f, "none: the library makes the syscall directly, saving the vDSO's detour");
+		action(f, "%s", strcmp(vdsokit_arch_name(), "m68k") == 0 ?
+		       "none: no m68k clocksource can be read from user space (the Macs' VIA "
+		       "timer shares its page with the register that acknowledges its interrupt), "
+		       "so the vDSO would make these syscalls itself and MONOTONIC gains nothing: "
+		       "the library makes them directly, and only the COARSE clocks and the "
+		       "thread pointer run in user space" :
+		       "none: the library makes the syscall directly, saving the vDSO's detour");
 	}
 	if (time32[0]) {
 		f = finding_add(r, "time32", SEVERITY_INFO,
