@@ -195,6 +195,20 @@ for t in $known; do
 				LDFLAGS=-static "$f" >/dev/null 2>&1 || echo "$f" >>"$prep/stale-$t_arch"
 		done
 	fi
+	# m68k: the thread-pointer proof and the seed's table, linked with the
+	# library just built; as tests/*.t the m68k guests run them like the rest.
+	if [ "$t_arch" = m68k ]; then
+		for prog in m68k-tls m68k-seed-bench; do
+			if $abi_cc $cflags -static -pthread -I"$root/include" -o "$build/$t_arch/tests/$prog.t" \
+				"$here/$prog.c" "$build/$t_arch/libvdsokit.a" 2>"$prep/$prog.err"; then
+				emit "ok - $t_arch: $prog builds with $abi_cc -static"
+			else
+				emit "not ok - $t_arch: $prog builds with $abi_cc -static"
+				sed 's/^/#   /' "$prep/$prog.err"
+				rm -f "$build/$t_arch/tests/$prog.t"
+			fi
+		done
+	fi
 done
 echo "# phases 1-2 took $(($(date +%s) - started)) s"
 

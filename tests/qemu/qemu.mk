@@ -28,6 +28,7 @@ matrix:
 qemu-kernels:
 	tests/qemu/fetch-kernels
 	tests/qemu/build-kernel m68k
+	tests/qemu/build-kernel m68k-vdso
 	tests/qemu/build-kernel sparc64
 
 matrix-results:

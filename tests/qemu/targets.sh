@@ -24,6 +24,9 @@
 # kernel of their first half and run a compat userland in it, which the
 # kernel serves a vDSO of its own (vdso32, the compat vDSO, vdso-o32/n32).
 MATRIX_TARGETS="arm64 armhf ppc64le s390x mips64el amd64 amd64-hpet amd64-novdso m68k sparc64 amd64-i386 arm64-armhf mips64el-o32 mips64el-n32 sparc64-sparc32 amd64-x32 amd64-6.12 arm64-6.12"
+# m68k-vdso: the q800 kernel with the project's m68k vDSO series
+# (tests/qemu/kernel/m68k-vdso/), beside m68k, mainline's without one.
+MATRIX_TARGETS="$MATRIX_TARGETS m68k-vdso"
 
 target_info() {
 	t_append_extra="" t_cflags="" t_todo="" t_todo_why=""
@@ -79,6 +82,12 @@ target_info() {
 		t_qemu="qemu-system-m68k -M q800 -m 256"
 		t_console=ttyS0 t_machine=m68k
 		t_about="QEMU q800 (Quadra 800), mac_defconfig"
+		;;
+	m68k-vdso)
+		t_arch=m68k t_triple=m68k-linux-gnu t_kernel="build m68k-vdso"
+		t_qemu="qemu-system-m68k -M q800 -m 256"
+		t_console=ttyS0 t_machine=m68k
+		t_about="QEMU q800 (Quadra 800), mac_defconfig + the m68k vDSO series"
 		;;
 	sparc64)
 		t_arch=sparc64 t_triple=sparc64-linux-gnu t_kernel="build sparc64"

@@ -1,0 +1,283 @@
+/*
+ * m68k-seed-bench — the m68k seed's table from one run in one guest: each
+ * call made through the syscall ("before"), through the vDSO entry itself
+ * ("after", the raw pointer resolved from AT_SYSINFO_EHDR) and through
+ * libvdsokit (which picks one of the two), in ns per call.  Rows: the
+ * clock_gettime64 clocks the seed names, clock_getres, gettimeofday, the
+ * thread pointer, and the thread pointer read as the seed's glibc patch 1
+ * reads it: one load from the data page at AT_SYSINFO_EHDR - 4096 (the
+ * slot tests/qemu/kernel/m68k-vdso/ documents).
+ *
+ * A benchmark, not a timing test: each TAP line says a row was measured
+ * and its calls succeeded; the figures are "# " lines, and one
+ * "# SEED|row|syscall|vdso|libvdsokit" line per row for tools.  Figures
+ * under QEMU are emulated time: compare the columns of a row.
+ *
+ * m68k only: built by tests/qemu/matrix.t into $(BUILD)/m68k/tests/.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <vdsokit.h>
+
+#include "../tap.h"
+
+#ifndef __m68k__
+#error "m68k-seed-bench is an m68k program: build it with m68k-linux-gnu-gcc"
+#endif
+
+#define BATCHES 9
+#define MIN_BATCH_NS 20000000.0 /* 20 ms: ~15,600 ticks of the q800's VIA clock */
+#define DATA_PAGE_TP_OFFSET 4096
+
+struct kernel_timeval32 {
+	long tv_sec, tv_usec;
+};
+
+typedef int (*clock_fn)(clockid_t, struct vdsokit_timespec *);
+typedef int (*gtod_fn)(struct kernel_timeval32 *, struct timezone *);
+typedef unsigned long (*tp_fn)(void);
+extern void *__m68k_read_tp(void);
+
+static clock_fn vdso_gettime, vdso_getres;
+static gtod_fn vdso_gettimeofday;
+static tp_fn vdso_get_thread_area;
+static const volatile unsigned long *data_page_slot;
+
+static clockid_t bench_clock;
+static volatile unsigned long sink;
+
+/* ---- the calls: one int-returning function per cell ---------------------- */
+
+static int sys_gettime(void)
+{
+	struct vdsokit_timespec ts;
+	return (int)syscall(SYS_clock_gettime64, bench_clock, &ts);
+}
+static int raw_gettime(void)
+{
+	struct vdsokit_timespec ts;
+	return vdso_gettime(bench_clock, &ts);
+}
+static int kit_gettime(void)
+{
+	struct vdsokit_timespec ts;
+	return vdsokit_clock_gettime(bench_clock, &ts);
+}
+static int sys_getres(void)
+{
+	struct vdsokit_timespec ts;
+	return (int)syscall(SYS_clock_getres_time64, bench_clock, &ts);
+}
+static int raw_getres(void)
+{
+	struct vdsokit_timespec ts;
+	return vdso_getres(bench_clock, &ts);
+}
+static int kit_getres(void)
+{
+	struct vdsokit_timespec ts;
+	return vdsokit_clock_getres(bench_clock, &ts);
+}
+static int sys_gtod(void)
+{
+	struct kernel_timeval32 tv;
+	return (int)syscall(SYS_gettimeofday, &tv, NULL);
+}
+static int raw_gtod(void)
+{
+	struct kernel_timeval32 tv;
+	return vdso_gettimeofday(&tv, NULL);
+}
+static int kit_gtod(void)
+{
+	struct vdsokit_timeval tv;
+	return vdsokit_gettimeofday(&tv, NULL);
+}
+static int sys_tp(void)
+{
+	sink = (unsigned long)syscall(SYS_get_thread_area);
+	return 0;
+}
+static int raw_tp(void)
+{
+	sink = vdso_get_thread_area();
+	return 0;
+}
+static int kit_tp(void)
+{
+	sink = (unsigned long)vdsokit_thread_pointer();
+	return 0;
+}
+static int slot_tp(void)
+{
+	sink = *data_page_slot;
+	return 0;
+}
+static int glibc_tp(void)
+{
+	sink = (unsigned long)__m68k_read_tp();
+	return 0;
+}
+
+/* ---- timing ----------------------------------------------------------- */
+
+static double now_ns(void)
+{
+	struct vdsokit_timespec ts;
+	syscall(SYS_clock_gettime64, CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/*
+ * Median ns per call of fn over BATCHES batches of at least MIN_BATCH_NS
+ * each; -1 when a call failed (*error gets its result).
+ */
+static double measure(int (*fn)(void), int *error)
+{
+	long n = 16;
+	for (;;) {
+		double t0 = now_ns();
+		for (long i = 0; i < n; i++) {
+			int r = fn();
+			if (r != 0) {
+				*error = r;
+				return -1;
+			}
+		}
+		if (now_ns() - t0 >= MIN_BATCH_NS)
+			break;
+		n *= 2;
+	}
+	double per_call[BATCHES];
+	for (int b = 0; b < BATCHES; b++) {
+		double t0 = now_ns();
+		for (long i = 0; i < n; i++)
+			fn();
+		per_call[b] = (now_ns() - t0) / (double)n;
+	}
+	qsort(per_call, BATCHES, sizeof(per_call[0]), cmp_double);
+	return per_call[BATCHES / 2];
+}
+
+/* ---- the table -------------------------------------------------------- */
+
+struct row {
+	const char *name;
+	clockid_t clock;
+	int (*sys)(void), (*raw)(void), (*kit)(void);
+	int needs_vdso; /* the raw column needs this entry resolved */
+	const void *const *entry;
+	double fig[3];
+};
+
+static void fmt(char *buf, size_t len, double ns)
+{
+	if (ns < 0)
+		snprintf(buf, len, "—");
+	else if (ns >= 10000)
+		snprintf(buf, len, "%.1f µs", ns / 1000);
+	else
+		snprintf(buf, len, "%.0f ns", ns);
+}
+
+static const void *resolve(const struct vdsokit_image *img, const char *name)
+{
+	struct vdsokit_symbol sym;
+	if (!img || vdsokit_image_lookup(img, name, "LINUX_5.10", &sym) != 0)
+		return NULL;
+	return sym.address;
+}
+
+int main(void)
+{
+	const struct vdsokit_image *img = vdsokit_process_image();
+	unsigned long ehdr = getauxval(AT_SYSINFO_EHDR);
+	vdso_gettime = (clock_fn)resolve(img, "__vdso_clock_gettime64");
+	vdso_getres = (clock_fn)resolve(img, "__vdso_clock_getres_time64");
+	vdso_gettimeofday = (gtod_fn)resolve(img, "__vdso_gettimeofday");
+	vdso_get_thread_area = (tp_fn)resolve(img, "__vdso_get_thread_area");
+	if (ehdr && vdso_get_thread_area)
+		data_page_slot = (const volatile unsigned long *)(ehdr - DATA_PAGE_TP_OFFSET);
+	diag("AT_SYSINFO_EHDR %#lx; resolved: clock_gettime64 %s, clock_getres_time64 %s, "
+	     "gettimeofday %s, get_thread_area %s", ehdr, vdso_gettime ? "yes" : "no",
+	     vdso_getres ? "yes" : "no", vdso_gettimeofday ? "yes" : "no",
+	     vdso_get_thread_area ? "yes" : "no");
+
+	struct row rows[] = {
+		{ "clock_gettime64(REALTIME)", CLOCK_REALTIME, sys_gettime, raw_gettime, kit_gettime, 1,
+		  (const void *const *)&vdso_gettime, { 0 } },
+		{ "clock_gettime64(MONOTONIC)", CLOCK_MONOTONIC, sys_gettime, raw_gettime, kit_gettime, 1,
+		  (const void *const *)&vdso_gettime, { 0 } },
+		{ "clock_gettime64(REALTIME_COARSE)", CLOCK_REALTIME_COARSE, sys_gettime, raw_gettime,
+		  kit_gettime, 1, (const void *const *)&vdso_gettime, { 0 } },
+		{ "clock_gettime64(MONOTONIC_COARSE)", CLOCK_MONOTONIC_COARSE, sys_gettime, raw_gettime,
+		  kit_gettime, 1, (const void *const *)&vdso_gettime, { 0 } },
+		{ "clock_gettime64(BOOTTIME)", CLOCK_BOOTTIME, sys_gettime, raw_gettime, kit_gettime, 1,
+		  (const void *const *)&vdso_gettime, { 0 } },
+		{ "clock_getres_time64(MONOTONIC)", CLOCK_MONOTONIC, sys_getres, raw_getres, kit_getres, 1,
+		  (const void *const *)&vdso_getres, { 0 } },
+		{ "gettimeofday", 0, sys_gtod, raw_gtod, kit_gtod, 1,
+		  (const void *const *)&vdso_gettimeofday, { 0 } },
+		{ "thread pointer (get_thread_area)", 0, sys_tp, raw_tp, kit_tp, 1,
+		  (const void *const *)&vdso_get_thread_area, { 0 } },
+		{ "thread pointer, load at AT_SYSINFO_EHDR-4096", 0, NULL, slot_tp, NULL, 1,
+		  (const void *const *)&data_page_slot, { 0 } },
+		{ "thread pointer, glibc __m68k_read_tp", 0, glibc_tp, NULL, NULL, 0, NULL, { 0 } },
+	};
+	const size_t n_rows = sizeof(rows) / sizeof(rows[0]);
+
+	for (size_t i = 0; i < n_rows; i++) {
+		struct row *r = &rows[i];
+		int (*cells[3])(void) = { r->sys, r->raw, r->kit };
+		int errors[3] = { 0, 0, 0 }, measured = 0;
+		bench_clock = r->clock;
+		for (int c = 0; c < 3; c++) {
+			r->fig[c] = -1;
+			if (!cells[c] || (c == 1 && r->needs_vdso && !*r->entry))
+				continue;
+			r->fig[c] = measure(cells[c], &errors[c]);
+			measured++;
+		}
+		if (!measured) {
+			skip("%s: nothing to measure without the vDSO entry", r->name);
+			continue;
+		}
+		int failed = errors[0] || errors[1] || errors[2];
+		if (!ok(!failed, "%s measured, every call returned 0", r->name))
+			diag("errors: syscall %d, vDSO %d, libvdsokit %d", errors[0], errors[1], errors[2]);
+	}
+
+	diag("ns per call, median of %d batches of >= %.0f ms; QEMU TCG: emulated time", BATCHES,
+	     MIN_BATCH_NS / 1e6);
+	diag("%-46s %10s %10s %11s %8s", "call", "syscall", "vDSO", "libvdsokit", "gain");
+	for (size_t i = 0; i < n_rows; i++) {
+		const struct row *r = &rows[i];
+		char s[32], v[32], k[32], g[32] = "—";
+		fmt(s, sizeof(s), r->fig[0]);
+		fmt(v, sizeof(v), r->fig[1]);
+		fmt(k, sizeof(k), r->fig[2]);
+		if (r->fig[0] > 0 && r->fig[1] > 0)
+			snprintf(g, sizeof(g), "%.2f×", r->fig[0] / r->fig[1]);
+		diag("%-46s %10s %10s %11s %8s", r->name, s, v, k, g);
+	}
+	for (size_t i = 0; i < n_rows; i++)
+		diag("SEED|%s|%.0f|%.0f|%.0f", rows[i].name, rows[i].fig[0], rows[i].fig[1],
+		     rows[i].fig[2]);
+	return done_testing();
+}
