@@ -71,20 +71,21 @@ static inline uint32_t entry_clocks(const struct vdsokit_entry *e)
 extern const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT];
 
 /*
- * The state, initialising it on first use.  While another thread is still
- * initialising, returns an empty state (every call takes the syscall)
+ * The state, initialising it on first use.  While every initialisation
+ * slot is busy, returns an empty state (every call takes the syscall)
  * instead of waiting: init is lock-free and signal handlers never block.
  */
 const struct vdsokit_state *vdsokit_state_slow(void);
 /* Locate, validate, resolve and choose: the whole first-call work, into *s. */
 void vdsokit_resolve(struct vdsokit_state *s);
-extern struct vdsokit_state vdsokit_global;
-extern int vdsokit_ready; /* 0 untouched, 1 initialising, 2 ready; atomic */
+/* The one readiness signal: the published state, NULL until then. */
+extern const struct vdsokit_state *vdsokit__published;
 
 static inline const struct vdsokit_state *vdsokit_state(void)
 {
-	if (likely(__atomic_load_n(&vdsokit_ready, __ATOMIC_ACQUIRE) == 2))
-		return &vdsokit_global;
+	const struct vdsokit_state *s = __atomic_load_n(&vdsokit__published, __ATOMIC_ACQUIRE);
+	if (likely(s != NULL))
+		return s;
 	return vdsokit_state_slow();
 }
 

@@ -233,7 +233,9 @@ VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *
 	 */
 	uint32_t clocks = __atomic_load_n(&vdsokit__fast.gettime_clocks, __ATOMIC_ACQUIRE);
 	if (likely((unsigned)clock < 31 && (clocks >> clock) & 1))
-		return gettime_through(&vdsokit_global.gettime, clock, ts);
+		/* The mask is published after the state: this load sees it. */
+		return gettime_through(&__atomic_load_n(&vdsokit__published, __ATOMIC_RELAXED)->gettime,
+				       clock, ts);
 	if (likely(clocks != 0))
 		/* Ready, and the vDSO has no user-space read for this clock (or no vDSO). */
 		return sys_clock_gettime(clock, ts);

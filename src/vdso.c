@@ -12,8 +12,19 @@
 
 const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT] = ARCH_SYMBOLS;
 
-struct vdsokit_state vdsokit_global;
-int vdsokit_ready;
+/*
+ * Initialisation is lock-free and never waits: every caller that finds the
+ * library not ready takes a slot of its own, resolves into it, and the
+ * first to finish publishes its slot as the state; the others use the
+ * published one.  A signal handler that interrupted an initialisation thus
+ * initialises (or reads the state) on its own instead of waiting for code
+ * that cannot run until it returns.  More callers at once than slots (only
+ * ever a burst of threads starting together) take the syscall until then.
+ */
+#define INIT_SLOTS 4
+static struct vdsokit_state init_slots[INIT_SLOTS];
+static unsigned init_slots_taken; /* atomic; nonzero: vdsokit_use_image is too late */
+const struct vdsokit_state *vdsokit__published; /* atomic: the state, NULL until ready */
 /* What programs inlining vdsokit_clock_gettime read (include/vdsokit.h). */
 VDSO_EXPORT struct vdsokit__fastpath vdsokit__fast;
 
@@ -188,59 +199,76 @@ void vdsokit_resolve(struct vdsokit_state *s)
 	choose_entries(s);
 }
 
+/* Makes s the library's state; s itself, or the state another caller published first. */
+static const struct vdsokit_state *publish(const struct vdsokit_state *s)
+{
+	const struct vdsokit_state *first = NULL;
+	if (!__atomic_compare_exchange_n(&vdsokit__published, &first, s, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return first;
+	/*
+	 * The clock_gettime fast path (here and inlined in programs,
+	 * include/vdsokit.h) reads its own copy, published last: a thread that
+	 * sees its mask sees the state.
+	 */
+	if (LIB_FASTPATH_INLINE)
+		vdsokit__fast.gettime = (int (*)(clockid_t, struct vdsokit_timespec *))(uintptr_t)s->gettime.fn;
+	__atomic_store_n(&vdsokit__fast.gettime_clocks, entry_clocks(&s->gettime) | VDSOKIT__FAST_READY,
+			 __ATOMIC_RELEASE);
+	return s;
+}
+
 const struct vdsokit_state *vdsokit_state_slow(void)
 {
-	int expected = 0;
-	if (__atomic_compare_exchange_n(&vdsokit_ready, &expected, 1, 0, __ATOMIC_ACQUIRE,
-					__ATOMIC_ACQUIRE)) {
-		/*
-		 * Nobody reads vdsokit_global before one of the two flags below says
-		 * it is ready: vdsokit_ready, and the clock_gettime fast path's clock
-		 * mask (src/time.c, include/vdsokit.h).  Both are stored last,
-		 * with release order.
-		 */
-		vdsokit_resolve(&vdsokit_global);
-		if (LIB_FASTPATH_INLINE)
-			vdsokit__fast.gettime = (int (*)(clockid_t, struct vdsokit_timespec *))
-						     (uintptr_t)vdsokit_global.gettime.fn;
-		__atomic_store_n(&vdsokit__fast.gettime_clocks,
-				 entry_clocks(&vdsokit_global.gettime) | VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
-		__atomic_store_n(&vdsokit_ready, 2, __ATOMIC_RELEASE);
-		return &vdsokit_global;
+	unsigned slot = __atomic_fetch_add(&init_slots_taken, 1, __ATOMIC_RELAXED);
+	if (slot >= INIT_SLOTS) {
+		const struct vdsokit_state *s = __atomic_load_n(&vdsokit__published, __ATOMIC_ACQUIRE);
+		return s ? s : &vdsokit_empty;
 	}
-	if (expected == 2)
-		return &vdsokit_global;
-	/* Another thread (or the code this signal interrupted) is initialising. */
-	return &vdsokit_empty;
+	vdsokit_resolve(&init_slots[slot]);
+	return publish(&init_slots[slot]);
 }
 
 void vdsokit__entry_overflowed(const struct vdsokit_entry *e)
 {
 	/*
-	 * Only entries of vdsokit_global get here (the empty state's have no
-	 * fn), and vdsokit_global is writable: the const is the callers' view.
+	 * Only entries of a published state get here (the empty state's have
+	 * no fn), and the slots are writable: the const is the callers' view.
 	 */
 	struct vdsokit_entry *mine = (struct vdsokit_entry *)(uintptr_t)e;
 	__atomic_store_n(&mine->overflowed, 1, __ATOMIC_RELAXED);
-	if (mine == &vdsokit_global.gettime)
+	if (mine == &vdsokit_state()->gettime)
 		/* Still ready, but no clock is read through the vDSO any more. */
 		__atomic_store_n(&vdsokit__fast.gettime_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
 }
 
-VDSO_EXPORT int vdsokit_init(void)
+/* The verdict vdsokit_init() returns for a state. */
+static int init_verdict(const struct vdsokit_state *s)
 {
-	const struct vdsokit_state *s;
-	/* Spin only here, never on a call path: callers asked to wait. */
-	while ((s = vdsokit_state()) == &vdsokit_empty)
-		sys0(__NR_sched_yield);
 	if (s->image)
 		return 0;
 	return s->image_reason == VDSOKIT_REASON_NO_VDSO ? -ENOENT : -ENOEXEC;
 }
 
+VDSO_EXPORT int vdsokit_init(void)
+{
+	const struct vdsokit_state *s = vdsokit_state();
+	if (s != &vdsokit_empty)
+		return init_verdict(s);
+	/*
+	 * Every slot is held by an initialisation still running (threads, or
+	 * frames this signal handler interrupted): never wait for them.  The
+	 * same work on the stack gives the verdict; the calls take the
+	 * syscall until one of them publishes.
+	 */
+	struct vdsokit_state mine;
+	vdsokit_resolve(&mine);
+	return init_verdict(&mine);
+}
+
 VDSO_EXPORT int vdsokit_use_image(const void *base, size_t size)
 {
-	if (__atomic_load_n(&vdsokit_ready, __ATOMIC_ACQUIRE) != 0)
+	if (__atomic_load_n(&init_slots_taken, __ATOMIC_ACQUIRE) != 0)
 		return -EBUSY;
 	override_base = base;
 	override_size = size;

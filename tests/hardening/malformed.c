@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "vdsokit.h"
-#include "internal.h" /* vdsokit_global.image_error: the error the library recorded */
+#include "internal.h" /* vdsokit_state()->image_error: the error the library recorded */
 #include "image.h"    /* vdsokit__image_extent: the host vDSO's size, as the library finds it */
 #include "../tap.h"
 
@@ -655,7 +655,7 @@ static void child(FILE *out, const char *label, const unsigned char *bytes, size
 	int init = vdsokit_init();
 	struct vdsokit_path path;
 	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &path);
-	int recorded = vdsokit_global.image_error;
+	int recorded = vdsokit_state()->image_error;
 	report(out, used == 0 && init == -ENOEXEC && vdsokit_process_image() == NULL &&
 		       path.route == VDSOKIT_ROUTE_SYSCALL && path.reason == VDSOKIT_REASON_BAD_IMAGE &&
 		       recorded == lib_error,
