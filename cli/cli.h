@@ -116,6 +116,25 @@ cli_command_fn cmd_abi;      /* abi.c     */
 cli_command_fn cmd_doctor;   /* doctor.c  */
 
 /* ---------------------------------------------------------------------- */
+/* Text on its way out (text_escape.c): the one place that escapes         */
+/* ---------------------------------------------------------------------- */
+
+enum text_target {
+	TEXT_JSON,       /* inside a JSON string: \" \\ \n \u001b, valid UTF-8   */
+	TEXT_XML,        /* SVG text and attributes: &lt; &amp; &quot;, XML chars */
+	TEXT_MARKDOWN,   /* a table cell: \| and no line break                   */
+	TEXT_TERMINAL,   /* text for people: no control byte, \xNN for non-UTF-8 */
+};
+/*
+ * Writes s (any bytes) to out as well-formed text for target: invalid
+ * UTF-8 becomes U+FFFD (\xNN on a terminal), control characters are
+ * escaped or replaced.  Returns the characters on screen it took.
+ */
+size_t text_write(FILE *out, const char *s, enum text_target target);
+/* What text_write would return, writing nothing. */
+size_t text_width(const char *s, enum text_target target);
+
+/* ---------------------------------------------------------------------- */
 /* JSON output                                                             */
 /* ---------------------------------------------------------------------- */
 

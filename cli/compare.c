@@ -106,6 +106,17 @@ static const struct json_value *find_label(const struct json_value *results, con
 	return NULL;
 }
 
+/* "PATH (Linux 6.1 m68k)": the file's own words, made safe for a terminal. */
+static void print_file(FILE *out, const char *prefix, const struct bench_file *f,
+		       const char *suffix)
+{
+	fputs(prefix, out);
+	text_write(out, f->path, TEXT_TERMINAL);
+	fputs(" (", out);
+	text_write(out, f->description, TEXT_TERMINAL);
+	fprintf(out, ")%s", suffix);
+}
+
 /* ns/call as a plain number: the unit is in the column heading. */
 static const char *fmt_ns_number(char *buf, size_t size, double ns)
 {
@@ -308,14 +319,16 @@ int cmd_compare(int argc, char **argv)
 			   before_path, path_name);
 	} else {
 		if (!markdown) {
-			if (files == 2)
-				printf("before: %s (%s)\nafter:  %s (%s)\npath %s, median ns per call; "
-				       "improvement = before / after\n\n", before.path, before.description,
-				       after.path, after.description, path_name);
-			else
-				printf("%s (%s): syscall vs %s, median ns per call; improvement = "
-				       "syscall / %s\n\n", before.path, before.description, path_name,
+			if (files == 2) {
+				print_file(stdout, "before: ", &before, "\n");
+				print_file(stdout, "after:  ", &after, "\n");
+				printf("path %s, median ns per call; improvement = before / after\n\n",
 				       path_name);
+			} else {
+				print_file(stdout, "", &before, ": ");
+				printf("syscall vs %s, median ns per call; improvement = syscall / %s\n\n",
+				       path_name, path_name);
+			}
 		}
 		print_table(rows, count, markdown, before_title, after_title);
 	}

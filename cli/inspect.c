@@ -77,7 +77,9 @@ int cmd_inspect(int argc, char **argv)
 		image_print_json(&w, &img);
 		json_document_end(&w);
 	} else {
-		printf("file:         %s (%zu bytes)\n", path, size);
+		fputs("file:         ", stdout);
+		text_write(stdout, path, TEXT_TERMINAL);
+		printf(" (%zu bytes)\n", size);
 		image_print_text(stdout, &img);
 	}
 	free(data);

@@ -119,8 +119,14 @@ static int parse_string(struct reader *r, char **out)
 				free(s);
 				return -1;
 			}
+			if (cp == 0) {
+				/* A C string would end there and cut the label silently. */
+				free(s);
+				return fail(r, "\\u0000 (NUL) in a string: not supported");
+			}
 			if (cp >= 0xd800 && cp < 0xdc00 && r->end - r->p >= 6 &&
 			    r->p[0] == '\\' && r->p[1] == 'u') {
+				const char *second = r->p;
 				unsigned low;
 				r->p += 2;
 				if (parse_hex4(r, &low)) {
@@ -129,8 +135,11 @@ static int parse_string(struct reader *r, char **out)
 				}
 				if (low >= 0xdc00 && low < 0xe000)
 					cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
+				else
+					r->p = second;   /* not a pair: read it on its own next */
 			}
-			put_utf8(s, &n, cp);
+			/* A lone surrogate is no character: U+FFFD, as UTF-8 requires. */
+			put_utf8(s, &n, cp >= 0xd800 && cp < 0xe000 ? 0xfffd : cp);
 			break;
 		}
 		default:

@@ -26,17 +26,7 @@ static const char *const palette[CHART_MAX_SERIES] = {
 
 static void write_escaped(FILE *out, const char *s)
 {
-	for (; s && *s; s++) {
-		switch (*s) {
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '&': fputs("&amp;", out); break;
-		case '"': fputs("&quot;", out); break;
-		default:
-			if ((unsigned char)*s >= 0x20)
-				fputc(*s, out);
-		}
-	}
+	text_write(out, s, TEXT_XML);
 }
 
 static bool measured(double v)
@@ -46,10 +36,7 @@ static bool measured(double v)
 
 static size_t text_chars(const char *s)
 {
-	size_t n = 0;
-	for (; s && *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
+	return text_width(s, TEXT_XML);
 }
 
 /* "1 ns", "10 ns", "100 ns", "1 µs", …: the labels of the decade lines. */

@@ -85,22 +85,20 @@ static const char *cell_at(const struct table *t, unsigned row, unsigned column)
 	return s ? s : "";
 }
 
-/* Characters on screen: UTF-8 continuation bytes take no column. */
+/* Characters on screen, as text_write() shows the cell. */
 static size_t display_width(const char *s)
 {
-	size_t n = 0;
-	for (; *s; s++)
-		n += ((unsigned char)*s & 0xc0) != 0x80;
-	return n;
+	return text_width(s, TEXT_TERMINAL);
 }
 
 static void print_padded(FILE *out, const char *s, size_t width, enum table_align align)
 {
 	size_t pad = width - display_width(s);
 	if (align == TABLE_RIGHT)
-		fprintf(out, "%*s%s", (int)pad, "", s);
-	else
-		fprintf(out, "%s%*s", s, (int)pad, "");
+		fprintf(out, "%*s", (int)pad, "");
+	text_write(out, s, TEXT_TERMINAL);
+	if (align != TABLE_RIGHT)
+		fprintf(out, "%*s", (int)pad, "");
 }
 
 void table_print(const struct table *t, FILE *out, const char *indent)
@@ -141,11 +139,7 @@ void table_print(const struct table *t, FILE *out, const char *indent)
 static void print_markdown_cell(FILE *out, const char *s)
 {
 	fputs(" ", out);
-	for (; *s; s++) {
-		if (*s == '|')
-			fputc('\\', out);
-		fputc(*s, out);
-	}
+	text_write(out, s, TEXT_MARKDOWN);
 	fputs(" |", out);
 }
 
