@@ -281,17 +281,25 @@ const char *vdsokit_machine_name(unsigned machine, unsigned elf_class);
 
 /*
  * Where the vDSO takes 64-bit time natively and is called like any C
- * function (64-bit architectures but powerpc), vdsokit_clock_gettime() is
- * inlined into the caller: one load, one bit test and the indirect call,
- * as cheap as calling the vDSO pointer directly.  Everything else (first
- * call, fallbacks, other clocks) is the library's out-of-line code.
- * Define VDSOKIT_NO_INLINE to always call the library function.
+ * function (64-bit architectures but powerpc), vdsokit_clock_gettime(),
+ * vdsokit_clock_getres() and vdsokit_time() are inlined into the caller:
+ * one load, one test and the indirect call, as cheap as calling the vDSO
+ * pointer directly.  Everything else (first call, fallbacks, other clocks)
+ * is the library's out-of-line code.  Define VDSOKIT_NO_INLINE to always
+ * call the library functions.
  * The names below are private to this header and may change with the soname.
  */
 struct vdsokit__fastpath {
-	/* Bits 0-30: clock ids the vDSO serves in user space; bit 31: ready. 0 until then. */
+	/*
+	 * Bits 0-30: clock ids the entry serves in user space; bit 31: ready.
+	 * 0 until then.  Stored last, with release order, after the pointers.
+	 */
 	uint32_t gettime_clocks;
 	int (*gettime)(clockid_t, struct vdsokit_timespec *);
+	uint32_t getres_clocks;
+	int (*getres)(clockid_t, struct vdsokit_timespec *);
+	/* The vDSO's time(), NULL without one (or before ready): the kernel's long. */
+	int64_t (*time)(int64_t *);
 };
 #define VDSOKIT__FAST_READY 0x80000000u
 extern struct vdsokit__fastpath vdsokit__fast;
@@ -299,6 +307,7 @@ extern struct vdsokit__fastpath vdsokit__fast;
 int vdsokit__clock_gettime_slow(clockid_t clock, struct vdsokit_timespec *ts);
 /* The syscall alone: the vDSO answered -ENOSYS ("ask the kernel"). */
 int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res);
 
 #if !defined(VDSOKIT_NO_INLINE) && !defined(__powerpc__) && \
 	(defined(__LP64__) || (defined(__x86_64__) && defined(__ILP32__)))
@@ -317,7 +326,33 @@ vdsokit__clock_gettime_inline(clockid_t clock, struct vdsokit_timespec *ts)
 	}
 	return vdsokit__clock_gettime_slow(clock, ts);
 }
+
+static inline __attribute__((always_inline)) int
+vdsokit__clock_getres_inline(clockid_t clock, struct vdsokit_timespec *res)
+{
+	uint32_t clocks = __atomic_load_n(&vdsokit__fast.getres_clocks, __ATOMIC_ACQUIRE);
+	if (__builtin_expect((unsigned)clock < 31 && (clocks >> clock) & 1, 1)) {
+		int r = vdsokit__fast.getres(clock, res);
+		if (__builtin_expect(r != -ENOSYS, 1))
+			return r;
+		return vdsokit__clock_getres_syscall(clock, res);
+	}
+	return vdsokit_clock_getres(clock, res);
+}
+
+/* 64-bit time here: the vDSO's time() cannot fail nor wrap. */
+static inline __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
+{
+	int64_t (*fn)(int64_t *) = __atomic_load_n(&vdsokit__fast.time, __ATOMIC_RELAXED);
+	if (__builtin_expect(fn != NULL, 1)) {
+		fn(t);
+		return 0;
+	}
+	return vdsokit_time(t);
+}
 #define vdsokit_clock_gettime(clock, ts) vdsokit__clock_gettime_inline((clock), (ts))
+#define vdsokit_clock_getres(clock, res) vdsokit__clock_getres_inline((clock), (res))
+#define vdsokit_time(t) vdsokit__time_inline(t)
 #endif
 
 #ifdef __cplusplus

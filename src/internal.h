@@ -23,6 +23,9 @@
 #else
 #define LIB_FASTPATH_INLINE 0
 #endif
+/* The types of vdsokit__fast's pointers. */
+typedef int (*vdsokit_fast_clock_fn)(clockid_t, struct vdsokit_timespec *);
+typedef int64_t (*vdsokit_fast_time_fn)(int64_t *);
 
 #define VDSO_EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)

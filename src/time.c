@@ -210,6 +210,11 @@ VDSO_EXPORT int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_t
 	return sys_clock_gettime(clock, ts);
 }
 
+VDSO_EXPORT int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res)
+{
+	return sys_clock_getres(clock, res);
+}
+
 /*
  * Everything but the fast path, out of line so the fast path saves no
  * registers; programs that inline the fast path (vdsokit.h) call it too.

@@ -211,8 +211,14 @@ static const struct vdsokit_state *publish(const struct vdsokit_state *s)
 	 * include/vdsokit.h) reads its own copy, published last: a thread that
 	 * sees its mask sees the state.
 	 */
-	if (LIB_FASTPATH_INLINE)
-		vdsokit__fast.gettime = (int (*)(clockid_t, struct vdsokit_timespec *))(uintptr_t)s->gettime.fn;
+	if (LIB_FASTPATH_INLINE) {
+		vdsokit__fast.gettime = (vdsokit_fast_clock_fn)(uintptr_t)s->gettime.fn;
+		vdsokit__fast.getres = (vdsokit_fast_clock_fn)(uintptr_t)s->getres.fn;
+		__atomic_store_n(&vdsokit__fast.time, (vdsokit_fast_time_fn)(uintptr_t)s->time.fn,
+				 __ATOMIC_RELAXED);
+		__atomic_store_n(&vdsokit__fast.getres_clocks,
+				 entry_clocks(&s->getres) | VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+	}
 	__atomic_store_n(&vdsokit__fast.gettime_clocks, entry_clocks(&s->gettime) | VDSOKIT__FAST_READY,
 			 __ATOMIC_RELEASE);
 	return s;
@@ -237,9 +243,11 @@ void vdsokit__entry_overflowed(const struct vdsokit_entry *e)
 	 */
 	struct vdsokit_entry *mine = (struct vdsokit_entry *)(uintptr_t)e;
 	__atomic_store_n(&mine->overflowed, 1, __ATOMIC_RELAXED);
+	/* Still ready, but no clock is read through that entry any more. */
 	if (mine == &vdsokit_state()->gettime)
-		/* Still ready, but no clock is read through the vDSO any more. */
 		__atomic_store_n(&vdsokit__fast.gettime_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+	if (mine == &vdsokit_state()->getres)
+		__atomic_store_n(&vdsokit__fast.getres_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
 }
 
 /* The verdict vdsokit_init() returns for a state. */
