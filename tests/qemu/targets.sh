@@ -31,11 +31,25 @@ MATRIX_TARGETS="$MATRIX_TARGETS m68k-vdso"
 target_info() {
 	t_append_extra="" t_cflags="" t_todo="" t_todo_why=""
 	case $1 in
-	arm64)
+	arm64 | arm64-6.12 | arm64-armhf)
 		t_arch=aarch64 t_triple=aarch64-linux-gnu t_kernel="fetch arm64"
 		t_qemu="qemu-system-aarch64 -M virt -cpu cortex-a72 -m 512"
 		t_console=ttyAMA0 t_machine=aarch64
-		t_about="QEMU virt, cortex-a72"
+		case $1 in
+		arm64) t_about="QEMU virt, cortex-a72" ;;
+		arm64-6.12)
+			t_kernel="fetch arm64-6.12"
+			t_about="QEMU virt, cortex-a72, Debian 6.12 (__kernel_getrandom)"
+			;;
+		arm64-armhf)
+			t_arch=armhf t_triple=arm-linux-gnueabihf
+			t_about="QEMU virt, cortex-a72, armhf static userland (CONFIG_COMPAT_VDSO)"
+			# arm64's compat layer has no get_tls (0xf0006): the syscall
+			# answers -ENOSYS, which src/arch/arm.h returns as a pointer.
+			t_todo="the kernel's record of the thread pointer 0xffffffda agrees"
+			t_todo_why="library bug: vdsokit_thread_pointer_via(SYSCALL) returns -ENOSYS as a pointer on arm64's compat layer"
+			;;
+		esac
 		;;
 	armhf)
 		t_arch=armhf t_triple=arm-linux-gnueabihf t_kernel="fetch armhf"
@@ -55,18 +69,43 @@ target_info() {
 		t_console=ttysclp0 t_machine=s390x
 		t_about="QEMU s390-ccw-virtio"
 		;;
-	mips64el)
+	mips64el | mips64el-o32 | mips64el-n32)
 		t_arch=mips64el t_triple=mips64el-linux-gnuabi64 t_kernel="fetch mips64el"
 		t_qemu="qemu-system-mips64el -M malta -cpu 5KEc -m 512"
 		t_console=ttyS0 t_machine=mips64
 		t_about="QEMU malta, 5KEc"
+		case $1 in
+		mips64el-o32 | mips64el-n32)
+			t_abi=${1#mips64el-}
+			t_arch=mips-$t_abi t_cflags="-mabi=${t_abi#o}"
+			t_about="QEMU malta, 5KEc, mips $t_abi static userland (the kernel's vdso-$t_abi)"
+			;;
+		esac
 		;;
-	amd64 | amd64-hpet | amd64-novdso)
+	amd64 | amd64-hpet | amd64-novdso | amd64-6.12 | amd64-i386 | amd64-x32)
 		t_arch=x86_64 t_triple=x86_64-linux-gnu t_kernel="fetch amd64"
 		t_qemu="qemu-system-x86_64 -m 512"
 		t_console=ttyS0 t_machine=x86_64
 		case $1 in
 		amd64) t_about="QEMU pc" ;;
+		# Debian's 6.12 generic kernel: getrandom in the vDSO, and the
+		# x32 ABI (X86_X32_ABI, off until syscall.x32=y; the cloud
+		# flavour has none).
+		amd64-6.12)
+			t_kernel="fetch amd64-6.12"
+			t_about="QEMU pc, Debian 6.12 (__vdso_getrandom)"
+			;;
+		amd64-x32)
+			t_arch=x32 t_triple=x86_64-linux-gnux32 t_kernel="fetch amd64-6.12"
+			t_append_extra="syscall.x32=y"
+			t_about="QEMU pc, syscall.x32=y, x32 static userland (the kernel's vdsox32)"
+			t_todo="gettimeofday [0-9]+ us within CLOCK_REALTIME|^vdsokit (verify|bench --json --time 0.5) [(]status"
+			t_todo_why="issue 11 item 1: x32 gettimeofday passes an 8-byte timeval where the vDSO and the syscall write 16"
+			;;
+		amd64-i386)
+			t_arch=i386 t_triple=i686-linux-gnu
+			t_about="QEMU pc, i386 static userland (the kernel's vdso32)"
+			;;
 		amd64-hpet)
 			t_append_extra="clocksource=hpet"
 			t_about="QEMU pc, clocksource=hpet (vDSO present, falls back inside)"
@@ -89,69 +128,15 @@ target_info() {
 		t_console=ttyS0 t_machine=m68k
 		t_about="QEMU q800 (Quadra 800), mac_defconfig + the m68k vDSO series"
 		;;
-	sparc64)
+	sparc64 | sparc64-sparc32)
 		t_arch=sparc64 t_triple=sparc64-linux-gnu t_kernel="build sparc64"
 		t_qemu="qemu-system-sparc64 -M sun4u -m 512"
 		t_console=ttyS0 t_machine=sparc64
 		t_about="QEMU sun4u, sparc64_defconfig"
-		;;
-	# Compat userlands: the same kernels as above, binaries of their
-	# 32-bit ABIs, which the kernel serves a vDSO of their own.
-	amd64-i386)
-		t_arch=i386 t_triple=i686-linux-gnu t_kernel="fetch amd64"
-		t_qemu="qemu-system-x86_64 -m 512"
-		t_console=ttyS0 t_machine=x86_64
-		t_about="QEMU pc, i386 static userland (the kernel's vdso32)"
-		;;
-	# Debian's 6.12 kernels (bookworm-security): getrandom in the vDSO,
-	# which the 6.1 ones lack.  amd64's is the generic flavour, shared
-	# with amd64-x32.
-	amd64-6.12)
-		t_arch=x86_64 t_triple=x86_64-linux-gnu t_kernel="fetch amd64-6.12"
-		t_qemu="qemu-system-x86_64 -m 512"
-		t_console=ttyS0 t_machine=x86_64
-		t_about="QEMU pc, Debian 6.12 (__vdso_getrandom)"
-		;;
-	arm64-6.12)
-		t_arch=aarch64 t_triple=aarch64-linux-gnu t_kernel="fetch arm64-6.12"
-		t_qemu="qemu-system-aarch64 -M virt -cpu cortex-a72 -m 512"
-		t_console=ttyAMA0 t_machine=aarch64
-		t_about="QEMU virt, cortex-a72, Debian 6.12 (__kernel_getrandom)"
-		;;
-	amd64-x32)
-		# x32 needs X86_X32_ABI, which Debian enables (off until
-		# syscall.x32=y) in its generic amd64 kernel, not the cloud one.
-		t_arch=x32 t_triple=x86_64-linux-gnux32 t_kernel="fetch amd64-6.12"
-		t_qemu="qemu-system-x86_64 -m 512"
-		t_console=ttyS0 t_machine=x86_64
-		t_append_extra="syscall.x32=y"
-		t_about="QEMU pc, syscall.x32=y, x32 static userland (the kernel's vdsox32)"
-		t_todo="gettimeofday [0-9]+ us within CLOCK_REALTIME|^vdsokit (verify|bench --json --time 0.5) [(]status"
-		t_todo_why="issue 11 item 1: x32 gettimeofday passes an 8-byte timeval where the vDSO and the syscall write 16"
-		;;
-	arm64-armhf)
-		t_arch=armhf t_triple=arm-linux-gnueabihf t_kernel="fetch arm64"
-		t_qemu="qemu-system-aarch64 -M virt -cpu cortex-a72 -m 512"
-		t_console=ttyAMA0 t_machine=aarch64
-		t_about="QEMU virt, cortex-a72, armhf static userland (CONFIG_COMPAT_VDSO)"
-		# arm64's compat layer has no get_tls (0xf0006): the syscall
-		# answers -ENOSYS, which src/arch/arm.h returns as a pointer.
-		t_todo="the kernel's record of the thread pointer 0xffffffda agrees"
-		t_todo_why="library bug: vdsokit_thread_pointer_via(SYSCALL) returns -ENOSYS as a pointer on arm64's compat layer"
-		;;
-	mips64el-o32 | mips64el-n32)
-		t_abi=${1#mips64el-}
-		t_arch=mips-$t_abi t_triple=mips64el-linux-gnuabi64 t_kernel="fetch mips64el"
-		t_cflags="-mabi=${t_abi#o}"
-		t_qemu="qemu-system-mips64el -M malta -cpu 5KEc -m 512"
-		t_console=ttyS0 t_machine=mips64
-		t_about="QEMU malta, 5KEc, mips $t_abi static userland (the kernel's vdso-$t_abi)"
-		;;
-	sparc64-sparc32)
-		t_arch=sparc32 t_triple=sparc64-linux-gnu t_kernel="build sparc64" t_cflags=-m32
-		t_qemu="qemu-system-sparc64 -M sun4u -m 512"
-		t_console=ttyS0 t_machine=sparc64
-		t_about="QEMU sun4u, sparc64_defconfig, sparc32 static userland (vdso32)"
+		if [ "$1" = sparc64-sparc32 ]; then
+			t_arch=sparc32 t_cflags=-m32
+			t_about="QEMU sun4u, sparc64_defconfig, sparc32 static userland (vdso32)"
+		fi
 		;;
 	*)
 		return 1
