@@ -21,6 +21,9 @@
 
 #include "internal.h"
 
+/* For the tests (tests/lib/random-*.c), declared there too: not public. */
+void *vdsokit__random_thread_state(size_t *len);
+
 #ifndef GRND_RANDOM
 #define GRND_RANDOM 0x0002
 #endif
@@ -55,96 +58,153 @@ static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 	return (unsigned long)r > -4096UL ? NULL : (void *)r;
 }
 
+/*
+ * States start on their own cache line so that two threads never share one;
+ * 128 bytes covers the 128-byte lines (and adjacent-line prefetch) of the
+ * architectures the kernel gives a vDSO getrandom, s390's 256 excepted.
+ */
+#if defined(__s390x__)
+#define STATE_ALIGN 256
+#else
+#define STATE_ALIGN 128
+#endif
+
 enum { PARAMS_UNKNOWN, PARAMS_QUERYING, PARAMS_READY, PARAMS_UNAVAILABLE };
 
 static struct {
-	int status;            /* atomic: PARAMS_*                           */
-	size_t state_size;
+	int status;            /* atomic: PARAMS_*                               */
+	size_t state_size;     /* exactly what the kernel asked for              */
+	size_t stride;         /* state_size rounded up to STATE_ALIGN           */
 	unsigned prot, flags;
-	pthread_key_t exit_key; /* gives a thread's state back when it exits */
 } params;
 
 /*
- * The pool of free states: a stack of pointers in its own (ordinary)
- * mapping, grown by doubling.  The states themselves may be wiped by the
- * kernel at any time, so no link is ever kept inside one.
+ * The registry of states: chunks, each one mapping of states (the kernel's
+ * flags: it may wipe them) and, in ordinary memory, the owner of each — the
+ * kernel thread id of the thread using it, 0 when free.  Chunks are only
+ * ever added (at the head, published with release), so a thread claims a
+ * free state with one compare-and-swap and no lock.
+ *
+ * No thread-exit hook gives a state back (a pthread key destructor would
+ * outlive a dlclose, and setting one from a signal handler allocates):
+ * when no state is free, a thread first takes back those whose owner no
+ * longer exists (tgkill(pid, tid, 0) == -ESRCH), and only then maps more.
+ * A thread id reused by a new thread only delays that state's return: only
+ * the thread with that id ever writes it into an owner word, and it never
+ * takes a state back from a live owner — itself included.
  */
-static struct {
-	int busy;              /* atomic try-lock: never waited on in a call */
-	void **free;
-	size_t count, capacity;
-} pool;
+struct chunk {
+	struct chunk *next;
+	unsigned char *states;
+	size_t states_len, count;
+	int *owner;            /* atomic; kernel thread id, 0 free, -1 sealed   */
+};
+
+/*
+ * The first chunk's header is static, so that a library loaded and unloaded
+ * again and again maps nothing but its states, which unloading unmaps.
+ * Later headers are never unmapped: a thread may be scanning one at exit.
+ */
+#define FIRST_CHUNK_MAX 64
+static struct chunk first_chunk;
+static int first_chunk_owner[FIRST_CHUNK_MAX];
+
+static struct chunk *chunks;   /* atomic: the newest chunk                  */
+static int growing;            /* atomic try-lock on adding a chunk         */
+static size_t state_total;     /* states in every chunk; under `growing`    */
 
 static __thread void *thread_state __attribute__((tls_model("initial-exec")));
+static __thread int *thread_owner __attribute__((tls_model("initial-exec")));
+static __thread int thread_tid __attribute__((tls_model("initial-exec")));
 static __thread int thread_state_in_use __attribute__((tls_model("initial-exec")));
 
-static int pool_trylock(void)
+static int my_tid(void)
 {
-	return !__atomic_exchange_n(&pool.busy, 1, __ATOMIC_ACQUIRE);
+	if (unlikely(thread_tid == 0))
+		thread_tid = (int)sys0(__NR_gettid);
+	return thread_tid;
 }
 
-static void pool_unlock(void)
+static int owner_exited(int pid, int tid)
 {
-	__atomic_store_n(&pool.busy, 0, __ATOMIC_RELEASE);
+	return sys3(__NR_tgkill, pid, tid, 0) == -ESRCH;
 }
 
-static int pool_reserve(size_t want)
+/* A free state now owned by `tid`, or NULL. */
+static void *claim_free(int tid)
 {
-	if (want <= pool.capacity)
-		return 0;
-	size_t cap = pool.capacity ? pool.capacity * 2 : 512;
-	while (cap < want)
-		cap *= 2;
-	void **bigger = sys_mmap(cap * sizeof(void *), PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS);
-	if (!bigger)
+	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next)
+		for (size_t i = 0; i < c->count; i++) {
+			int expected = 0;
+			if (__atomic_load_n(&c->owner[i], __ATOMIC_RELAXED) == 0 &&
+			    __atomic_compare_exchange_n(&c->owner[i], &expected, tid, 0,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+				thread_owner = &c->owner[i];
+				return c->states + i * params.stride;
+			}
+		}
+	return NULL;
+}
+
+/* Frees every state whose owner thread has exited; how many it freed. */
+static size_t reclaim_exited(void)
+{
+	int pid = (int)sys0(__NR_getpid);
+	size_t freed = 0;
+	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next)
+		for (size_t i = 0; i < c->count; i++) {
+			int owner = __atomic_load_n(&c->owner[i], __ATOMIC_RELAXED);
+			if (owner > 0 && owner_exited(pid, owner) &&
+			    __atomic_compare_exchange_n(&c->owner[i], &owner, 0, 0, __ATOMIC_RELEASE,
+							__ATOMIC_RELAXED))
+				freed++;
+		}
+	return freed;
+}
+
+/*
+ * Adds a chunk as large as all the others together (16 states at least),
+ * so that the reclaim scans before each growth cost O(1) per thread.
+ * Never waits: a thread that finds another growing takes the syscall.
+ */
+static int grow(void)
+{
+	if (__atomic_exchange_n(&growing, 1, __ATOMIC_ACQUIRE))
 		return -1;
-	if (pool.count)
-		memcpy(bigger, pool.free, pool.count * sizeof(void *));
-	if (pool.free)
-		sys2(__NR_munmap, pool.free, pool.capacity * sizeof(void *));
-	pool.free = bigger;
-	pool.capacity = cap;
-	return 0;
-}
-
-/* Maps a block of states, every one inside a single page; pool locked. */
-static int pool_grow(void)
-{
+	int ret = -1;
 	size_t page = getauxval(AT_PAGESZ);
 	if (!page)
 		page = 4096;
-	size_t per_page = page / params.state_size;
-	if (per_page == 0)
-		return -1; /* a state larger than a page cannot avoid crossing one */
-	/* At least 16 states per mapping: one mmap serves 16 threads or more. */
-	size_t pages = per_page >= 16 ? 1 : (16 + per_page - 1) / per_page;
-	if (pool_reserve(pool.count + per_page * pages))
-		return -1;
-	unsigned char *block = sys_mmap(pages * page, params.prot, params.flags);
-	if (!block)
-		return -1;
-	for (size_t p = 0; p < pages; p++)
-		for (size_t i = 0; i < per_page; i++)
-			pool.free[pool.count++] = block + p * page + i * params.state_size;
-	return 0;
-}
-
-static void give_back_state(void *state)
-{
-	/* Thread exit, not a signal handler: waiting for the pool is fine. */
-	while (!pool_trylock())
-		sys0(__NR_sched_yield);
-	if (pool_reserve(pool.count + 1) == 0)
-		pool.free[pool.count++] = state;
-	pool_unlock();
-}
-
-static void thread_exit(void *state)
-{
-	thread_state = NULL;
-	if (state)
-		give_back_state(state);
+	size_t per_page = page / params.stride;
+	size_t want = state_total > 16 ? state_total : 16;
+	size_t pages = (want + per_page - 1) / per_page;
+	size_t count = pages * per_page;
+	struct chunk *c = &first_chunk;
+	size_t header_len = 0;
+	if (__atomic_load_n(&chunks, __ATOMIC_RELAXED) == NULL) {
+		count = count < FIRST_CHUNK_MAX ? count : FIRST_CHUNK_MAX;
+		c->owner = first_chunk_owner;
+	} else {
+		header_len = sizeof(struct chunk) + count * sizeof(int);
+		c = sys_mmap(header_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+		if (c)
+			c->owner = (int *)(c + 1);
+	}
+	unsigned char *states = c ? sys_mmap(pages * page, params.prot, params.flags) : NULL;
+	if (states) {
+		/* Zeroed (fresh mapping, or never used static): every owner is free. */
+		c->states = states;
+		c->states_len = pages * page;
+		c->count = count;
+		c->next = __atomic_load_n(&chunks, __ATOMIC_RELAXED);
+		__atomic_store_n(&chunks, c, __ATOMIC_RELEASE);
+		state_total += count;
+		ret = 0;
+	} else if (header_len) {
+		sys2(__NR_munmap, c, header_len);
+	}
+	__atomic_store_n(&growing, 0, __ATOMIC_RELEASE);
+	return ret;
 }
 
 static inline long call_getrandom(const void *fn, void *buf, size_t len, unsigned flags,
@@ -171,11 +231,14 @@ static int query_params(const struct vdsokit_state *s)
 	struct opaque_params p;
 	memset(&p, 0, sizeof(p));
 	long r = call_getrandom(s->getrandom.fn, NULL, 0, 0, &p, ~(size_t)0);
-	int ok = r == 0 && p.size_of_opaque_state > 0 && p.size_of_opaque_state <= 4096 &&
-		 pthread_key_create(&params.exit_key, thread_exit) == 0;
+	size_t page = getauxval(AT_PAGESZ);
+	/* A state larger than a page could not avoid crossing one. */
+	int ok = r == 0 && p.size_of_opaque_state > 0 &&
+		 p.size_of_opaque_state <= (page ? page : 4096);
 	if (ok) {
-		/* Keep states aligned as the kernel lays out its own: to 8 bytes at least. */
-		params.state_size = (p.size_of_opaque_state + 7) & ~(size_t)7;
+		/* The exact size: the kernel's vDSO takes the syscall on any other. */
+		params.state_size = p.size_of_opaque_state;
+		params.stride = (p.size_of_opaque_state + STATE_ALIGN - 1) & ~(size_t)(STATE_ALIGN - 1);
 		params.prot = p.mmap_prot;
 		params.flags = p.mmap_flags;
 	}
@@ -183,21 +246,20 @@ static int query_params(const struct vdsokit_state *s)
 	return ok ? 0 : -1;
 }
 
-/* This thread's state, taking one from the pool on its first call; NULL: use the syscall. */
+/* This thread's state, claiming one on its first call; NULL: use the syscall. */
 static void *my_state(const struct vdsokit_state *s)
 {
 	if (likely(thread_state != NULL))
 		return thread_state;
-	if (query_params(s) || !pool_trylock())
+	if (query_params(s))
 		return NULL;
-	void *state = NULL;
-	if (pool.count || pool_grow() == 0)
-		state = pool.free[--pool.count];
-	pool_unlock();
-	if (state) {
-		thread_state = state;
-		pthread_setspecific(params.exit_key, state);
-	}
+	int tid = my_tid();
+	void *state = claim_free(tid);
+	if (!state && reclaim_exited())
+		state = claim_free(tid);
+	if (!state && grow() == 0)
+		state = claim_free(tid);
+	thread_state = state;
 	return state;
 }
 
@@ -216,12 +278,79 @@ static ssize_t random_via_vdso(const struct vdsokit_state *s, void *buf, size_t 
 	thread_state_in_use = 0;
 	return r;
 }
+
+/*
+ * In a forked child the forking thread is the only one, under a new thread
+ * id: its state is stamped with that id (else the next claim would see the
+ * parent's id gone and hand the state to a second thread), and a growth that
+ * another thread of the parent was in the middle of is abandoned, its lock
+ * released.  Every other thread's state is taken back on the next reclaim.
+ */
+static void after_fork_in_child(void)
+{
+	thread_tid = 0;
+	if (thread_owner)
+		__atomic_store_n(thread_owner, my_tid(), __ATOMIC_RELAXED);
+	__atomic_store_n(&growing, 0, __ATOMIC_RELEASE);
+}
+
+/* Registered at load time: pthread_atfork allocates, so never on first use. */
+__attribute__((constructor)) static void random_register_fork_handler(void)
+{
+	pthread_atfork(NULL, NULL, after_fork_in_child);
+}
+
+/*
+ * At unload (dlclose, or exit): unmap the states of every chunk in which
+ * no other live thread holds one.  Each free (or exited owner's) slot is
+ * sealed first with a compare-and-swap, so that no thread can claim it
+ * after the check; a chunk with a live holder stays mapped, since at exit
+ * that thread may be inside a call right now.  Later calls in this image
+ * take the syscall.
+ */
+__attribute__((destructor)) static void random_unmap_states(void)
+{
+	if (__atomic_load_n(&params.status, __ATOMIC_ACQUIRE) != PARAMS_READY)
+		return;
+	__atomic_store_n(&params.status, PARAMS_UNAVAILABLE, __ATOMIC_RELEASE);
+	int pid = (int)sys0(__NR_getpid), me = my_tid();
+	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next) {
+		int held = 0;
+		for (size_t i = 0; i < c->count && !held; i++) {
+			int owner = __atomic_load_n(&c->owner[i], __ATOMIC_RELAXED);
+			if (owner > 0 && owner != me && !owner_exited(pid, owner))
+				held = 1;
+			else if (!__atomic_compare_exchange_n(&c->owner[i], &owner, -1, 0,
+							      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				held = 1; /* claimed just now */
+		}
+		if (!held)
+			sys2(__NR_munmap, c->states, c->states_len);
+	}
+	thread_state = NULL;
+	thread_owner = NULL;
+}
+
+/* For the tests: this thread's state (NULL before its first call) and its length. */
+void *vdsokit__random_thread_state(size_t *len)
+{
+	if (len)
+		*len = params.state_size;
+	return thread_state;
+}
 #else
 #define RANDOM_VDSO_POSSIBLE 0
 static ssize_t random_via_vdso(const struct vdsokit_state *s, void *buf, size_t len, unsigned flags)
 {
 	(void)s, (void)buf, (void)len, (void)flags;
 	return -ENOSYS;
+}
+
+void *vdsokit__random_thread_state(size_t *len)
+{
+	if (len)
+		*len = 0;
+	return NULL;
 }
 #endif
 

@@ -16,6 +16,9 @@ $(BUILD)/tests/calls-novdso.t: tests/lib/calls.c tests/tap.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -DTEST_NO_VDSO=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
+# dlopen()s the shared library by its path in this build.
+$(BUILD)/tests/random-dlclose.t: TEST_CFLAGS += -DTEST_LIBVDSOKIT_SO='"$(abspath $(LIB_SO))"'
+
 # Against the shared library, through its version-map exports only, and
 # calling the out-of-line vdsokit_clock_gettime instead of the inline fast path.
 $(BUILD)/tests/calls-shared.t: tests/lib/calls.c tests/tap.h $(LIB_SO)
