@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A thread's first vdsokit_getrandom inside a signal handler that
+ * interrupted malloc: async-signal-safe means no allocation and no lock on
+ * that path.  40 pthread keys are created first, so that anything the
+ * library might store per key lands in the libc's allocated second level.
+ * A hang is a failure: the scenario runs in a child under alarm().
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vdsokit.h"
+#include "../tap.h"
+
+#define KEYS 40
+#define ROUNDS 200
+#define TIMEOUT_SECONDS 30
+
+static volatile sig_atomic_t handled, handler_result, looping;
+
+static void on_usr1(int sig)
+{
+	(void)sig;
+	unsigned char buf[16];
+	handler_result = (sig_atomic_t)vdsokit_getrandom(buf, sizeof(buf), 0);
+	handled = 1;
+}
+
+/* Sizes past the per-thread caches, so that malloc takes its arena lock. */
+static void *malloc_loop(void *arg)
+{
+	(void)arg;
+	size_t size = 2000;
+	looping = 1;
+	while (!handled) {
+		void *p = malloc(size);
+		if (p)
+			((volatile char *)p)[0] = 1;
+		free(p);
+		size = size >= 60000 ? 2000 : size + 1000;
+	}
+	return NULL;
+}
+
+/* In the child: the number of rounds whose handler call failed. */
+static int first_use_in_handler(void)
+{
+	pthread_key_t keys[KEYS];
+	for (int i = 0; i < KEYS; i++)
+		pthread_key_create(&keys[i], NULL);
+	unsigned char buf[16];
+	vdsokit_getrandom(buf, sizeof(buf), 0); /* initialised; this thread's state taken */
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_usr1;
+	sigaction(SIGUSR1, &sa, NULL);
+	int failures = 0;
+	for (int round = 0; round < ROUNDS; round++) {
+		handled = 0;
+		looping = 0;
+		pthread_t t;
+		if (pthread_create(&t, NULL, malloc_loop, NULL))
+			return 100;
+		while (!looping)
+			sched_yield();
+		usleep(200 + round % 7 * 50);
+		pthread_kill(t, SIGUSR1);
+		pthread_join(t, NULL);
+		failures += handler_result != (sig_atomic_t)sizeof(buf);
+	}
+	return failures > 99 ? 99 : failures;
+}
+
+int main(void)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		alarm(TIMEOUT_SECONDS);
+		_exit(first_use_in_handler());
+	}
+	int status = 0;
+	waitpid(pid, &status, 0);
+	if (WIFSIGNALED(status))
+		ok(0, "%d threads' first getrandom in a SIGUSR1 handler that interrupted malloc: %s",
+		   ROUNDS, WTERMSIG(status) == SIGALRM ? "hung (deadlock)" : strsignal(WTERMSIG(status)));
+	else
+		ok(WEXITSTATUS(status) == 0,
+		   "%d threads' first getrandom in a SIGUSR1 handler that interrupted malloc, %d keys "
+		   "in use: no hang, %d failed calls",
+		   ROUNDS, KEYS, WEXITSTATUS(status));
+	return done_testing();
+}
