@@ -189,28 +189,55 @@ void json_kv_hex(struct json_writer *w, const char *key, unsigned long long v);
 
 enum json_type { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
 
+/* 32 bytes on LP64: a bench file is mostly small values. */
 struct json_value {
 	enum json_type type;
 	bool boolean;
-	double number;
-	char *string;              /* JSON_STRING; decoded, NUL-terminated   */
-	size_t count;              /* JSON_ARRAY / JSON_OBJECT               */
-	char **keys;               /* JSON_OBJECT                            */
-	struct json_value *items;  /* JSON_ARRAY / JSON_OBJECT               */
+	size_t count;                  /* JSON_ARRAY / JSON_OBJECT           */
+	union {
+		double number;         /* JSON_NUMBER                        */
+		char *string;          /* JSON_STRING; decoded, NUL-ended    */
+		struct json_value *items; /* JSON_ARRAY / JSON_OBJECT        */
+	};
+	char **keys;                   /* JSON_OBJECT                        */
+};
+
+/* A parsed document: the values, and the one block all its strings live in. */
+struct json_document {
+	struct json_value root;
+	char *strings;
 };
 
 /*
- * Parses a whole document.  0, or -1 with a message ("line 3: expected ','")
- * in error[0..error_size).  Free with json_free().
+ * Parses a whole document; the text may be freed afterwards.  0, or -1
+ * with a message ("line 3: expected ','") in error[0..error_size).  Free
+ * with json_free() in either case.
  */
-int json_parse(const char *text, size_t length, struct json_value *root,
+int json_parse(const char *text, size_t length, struct json_document *doc,
 	       char *error, size_t error_size);
-void json_free(struct json_value *v);
+void json_free(struct json_document *doc);
 /* Member of an object, NULL if absent or v is not an object. */
 const struct json_value *json_get(const struct json_value *v, const char *key);
 /* Typed reads that accept NULL/other types: fallback when missing. */
 double json_get_number(const struct json_value *v, const char *key, double fallback);
 const char *json_get_string(const struct json_value *v, const char *key);
+
+/*
+ * Bench results by label (label_index.c), for compare: built in O(n),
+ * found in O(1) on average.  `probes` counts the slots looked at, so a
+ * test can tell linear from quadratic without timing anything.
+ */
+struct label_index {
+	size_t *slots;             /* result index + 1; 0: empty          */
+	size_t mask;               /* table size - 1 (a power of two)     */
+	const struct json_value *results;
+	unsigned long long probes;
+};
+/* 0, or -1 when out of memory. */
+int label_index_build(struct label_index *index, const struct json_value *results);
+/* The first result with this label, NULL if none. */
+const struct json_value *label_index_find(struct label_index *index, const char *label);
+void label_index_free(struct label_index *index);
 
 /* ---------------------------------------------------------------------- */
 /* Aligned text tables                                                     */

@@ -32,8 +32,7 @@ static const char usage[] =
 
 struct bench_file {
 	const char *path;
-	unsigned char *text;
-	struct json_value root;
+	struct json_document doc;
 	const struct json_value *results;   /* the "results" array */
 	char description[160];              /* "Linux 6.1 m68k" */
 };
@@ -52,14 +51,18 @@ static int load(struct bench_file *f, const char *path)
 
 	memset(f, 0, sizeof(*f));
 	f->path = path;
-	f->text = cli_read_file(path, MAX_INPUT_SIZE, &size, &err);
-	if (!f->text)
+	unsigned char *text = cli_read_file(path, MAX_INPUT_SIZE, &size, &err);
+	if (!text)
 		return cli_error("compare", path, "%s", cli_read_error(path, err, "larger than 64 MiB"));
-	if (json_parse((const char *)f->text, size, &f->root, error, sizeof(error)) != 0)
+	/* The text goes as soon as it is parsed: memory stays a small multiple of one copy. */
+	int parsed = json_parse((const char *)text, size, &f->doc, error, sizeof(error));
+	free(text);
+	if (parsed != 0)
 		return cli_error("compare", path, "not valid JSON: %s", error);
+	const struct json_value *root = &f->doc.root;
 
-	const char *schema = json_get_string(&f->root, "schema");
-	double version = json_get_number(&f->root, "schema_version", NAN);
+	const char *schema = json_get_string(root, "schema");
+	double version = json_get_number(root, "schema_version", NAN);
 	if (!schema || strcmp(schema, "vdsokit-bench") != 0)
 		return cli_error("compare", path, "not the output of `vdsokit bench --json` "
 				 "(schema %s%s%s)", schema ? "\"" : "", schema ? schema : "missing",
@@ -67,11 +70,11 @@ static int load(struct bench_file *f, const char *path)
 	if (!(version >= 1 && version <= CLI_JSON_SCHEMA_VERSION))
 		return cli_error("compare", path, "schema_version %g is not one this vdsokit "
 				 "reads (1 to %d)", version, CLI_JSON_SCHEMA_VERSION);
-	f->results = json_get(&f->root, "results");
+	f->results = json_get(root, "results");
 	if (!f->results || f->results->type != JSON_ARRAY)
 		return cli_error("compare", path, "no \"results\" array");
 
-	const struct json_value *host = json_get(&f->root, "host");
+	const struct json_value *host = json_get(root, "host");
 	const char *release = json_get_string(host, "kernel_release");
 	const char *machine = json_get_string(host, "machine");
 	snprintf(f->description, sizeof(f->description), "Linux %s %s",
@@ -81,8 +84,7 @@ static int load(struct bench_file *f, const char *path)
 
 static void unload(struct bench_file *f)
 {
-	json_free(&f->root);
-	free(f->text);
+	json_free(&f->doc);
 }
 
 /* The median of one path of one result, NaN when that path was not measured. */
@@ -94,16 +96,6 @@ static double path_median(const struct json_value *result, const char *path)
 		return NAN;
 	double v = json_get_number(stats, "median_ns", NAN);
 	return v > 0 ? v : NAN;
-}
-
-static const struct json_value *find_label(const struct json_value *results, const char *label)
-{
-	for (size_t i = 0; i < results->count; i++) {
-		const char *l = json_get_string(&results->items[i], "label");
-		if (l && strcmp(l, label) == 0)
-			return &results->items[i];
-	}
-	return NULL;
 }
 
 /* "PATH (Linux 6.1 m68k)": the file's own words, made safe for a terminal. */
@@ -282,8 +274,10 @@ int cmd_compare(int argc, char **argv)
 
 	size_t max_rows = before.results->count + (files == 2 ? after.results->count : 0);
 	struct compare_row *rows = calloc(max_rows ? max_rows : 1, sizeof(*rows));
+	struct label_index before_index = { 0 }, after_index = { 0 };
 	unsigned count = 0;
-	if (!rows) {
+	if (!rows || (files == 2 && (label_index_build(&before_index, before.results) != 0 ||
+				     label_index_build(&after_index, after.results) != 0))) {
 		status = cli_error("compare", NULL, "out of memory");
 		goto out;
 	}
@@ -292,7 +286,7 @@ int cmd_compare(int argc, char **argv)
 		const char *label = json_get_string(b, "label");
 		if (!label)
 			continue;
-		const struct json_value *a = files == 2 ? find_label(after.results, label) : b;
+		const struct json_value *a = files == 2 ? label_index_find(&after_index, label) : b;
 		rows[count].label = label;
 		rows[count].before_ns = path_median(b, before_path);
 		rows[count].after_ns = a ? path_median(a, path_name) : NAN;
@@ -302,7 +296,7 @@ int cmd_compare(int argc, char **argv)
 	for (size_t i = 0; files == 2 && i < after.results->count; i++) {
 		const struct json_value *a = &after.results->items[i];
 		const char *label = json_get_string(a, "label");
-		if (!label || find_label(before.results, label))
+		if (!label || label_index_find(&before_index, label))
 			continue;
 		rows[count].label = label;
 		rows[count].before_ns = NAN;
@@ -313,6 +307,10 @@ int cmd_compare(int argc, char **argv)
 		status = cli_error("compare", before.path, "no results with a label");
 		goto out;
 	}
+	/* Test aid: the work of matching labels, which must grow linearly with the rows. */
+	if (getenv("VDSOKIT_COMPARE_PROBES"))
+		fprintf(stderr, "%s compare: %u rows, %llu label probes\n", CLI_PROGRAM, count,
+			before_index.probes + after_index.probes);
 
 	if (json) {
 		print_json(rows, count, before.path, files == 2 ? after.path : before.path,
@@ -335,6 +333,8 @@ int cmd_compare(int argc, char **argv)
 	if (svg_path)
 		status = write_svg(svg_path, rows, count, before_title, after_title, subtitle);
 out:
+	label_index_free(&before_index);
+	label_index_free(&after_index);
 	free(rows);
 	unload(&before);
 	if (files == 2)

@@ -12,11 +12,18 @@
 
 #define JSON_READ_MAX_DEPTH 64
 
+/*
+ * Decoded strings go one after another into one arena the size of the
+ * text: a string never decodes longer than its quoted source, so it always
+ * fits, and a file of many short keys costs no allocation per string.
+ */
 struct reader {
 	const char *p, *end, *start;
 	char *error;
 	size_t error_size;
 	int depth;
+	char *arena;
+	size_t arena_used;
 };
 
 static int fail(struct reader *r, const char *what)
@@ -37,6 +44,18 @@ static void skip_space(struct reader *r)
 }
 
 static int parse_value(struct reader *r, struct json_value *v);
+
+/* The arrays of a value and its members; the strings live in the arena. */
+static void free_value(struct json_value *v)
+{
+	if (v->type == JSON_ARRAY || v->type == JSON_OBJECT) {
+		for (size_t i = 0; i < v->count; i++)
+			free_value(&v->items[i]);
+		free(v->items);
+		free(v->keys);
+	}
+	memset(v, 0, sizeof(*v));
+}
 
 static void put_utf8(char *out, size_t *n, unsigned cp)
 {
@@ -88,17 +107,13 @@ static int parse_string(struct reader *r, char **out)
 	}
 	if (scan >= r->end)
 		return fail(r, "unterminated string");
-	/* Escapes only shrink, except \u, which never grows past 6 -> 4. */
-	char *s = malloc((size_t)(scan - r->p) + 1);
-	if (!s)
-		return fail(r, "out of memory");
+	/* Escapes only shrink (\uXXXX: 6 bytes to at most 3, a pair 12 to 4). */
+	char *s = r->arena + r->arena_used;
 	size_t n = 0;
 	while (*r->p != '"') {
 		unsigned char c = (unsigned char)*r->p++;
-		if (c < 0x20) {
-			free(s);
+		if (c < 0x20)
 			return fail(r, "control character in string");
-		}
 		if (c != '\\') {
 			s[n++] = (char)c;
 			continue;
@@ -115,24 +130,17 @@ static int parse_string(struct reader *r, char **out)
 		case 't': s[n++] = '\t'; break;
 		case 'u': {
 			unsigned cp;
-			if (parse_hex4(r, &cp)) {
-				free(s);
+			if (parse_hex4(r, &cp))
 				return -1;
-			}
-			if (cp == 0) {
-				/* A C string would end there and cut the label silently. */
-				free(s);
+			if (cp == 0)   /* a C string would end there and cut the label silently */
 				return fail(r, "\\u0000 (NUL) in a string: not supported");
-			}
 			if (cp >= 0xd800 && cp < 0xdc00 && r->end - r->p >= 6 &&
 			    r->p[0] == '\\' && r->p[1] == 'u') {
 				const char *second = r->p;
 				unsigned low;
 				r->p += 2;
-				if (parse_hex4(r, &low)) {
-					free(s);
+				if (parse_hex4(r, &low))
 					return -1;
-				}
 				if (low >= 0xdc00 && low < 0xe000)
 					cp = 0x10000 + ((cp - 0xd800) << 10) + (low - 0xdc00);
 				else
@@ -143,12 +151,12 @@ static int parse_string(struct reader *r, char **out)
 			break;
 		}
 		default:
-			free(s);
 			return fail(r, "bad escape in string");
 		}
 	}
 	r->p++;   /* closing quote */
 	s[n] = 0;
+	r->arena_used += n + 1;
 	*out = s;
 	return 0;
 }
@@ -189,6 +197,22 @@ static int append_item(struct json_value *v, size_t *capacity)
 	return 0;
 }
 
+/*
+ * Small objects are most of a bench file: without this, each keeps the
+ * slack of its last doubling, and a 30 MB file took 25 times its size.
+ */
+static void shrink_to_fit(struct json_value *v)
+{
+	struct json_value *items = realloc(v->items, v->count * sizeof(*items));
+	if (items)
+		v->items = items;
+	if (v->keys) {
+		char **keys = realloc(v->keys, v->count * sizeof(*keys));
+		if (keys)
+			v->keys = keys;
+	}
+}
+
 static int parse_container(struct reader *r, struct json_value *v, bool is_object)
 {
 	char close = is_object ? '}' : ']';
@@ -215,16 +239,12 @@ static int parse_container(struct reader *r, struct json_value *v, bool is_objec
 			if (parse_string(r, &v->keys[v->count]))
 				return -1;
 			skip_space(r);
-			if (r->p >= r->end || *r->p != ':') {
-				free(v->keys[v->count]);
+			if (r->p >= r->end || *r->p != ':')
 				return fail(r, "expected ':'");
-			}
 			r->p++;
 		}
 		if (parse_value(r, item)) {
-			if (is_object)
-				free(v->keys[v->count]);
-			json_free(item);
+			free_value(item);
 			return -1;
 		}
 		v->count++;
@@ -236,6 +256,7 @@ static int parse_container(struct reader *r, struct json_value *v, bool is_objec
 		if (r->p < r->end && *r->p == close) {
 			r->p++;
 			r->depth--;
+			shrink_to_fit(v);
 			return 0;
 		}
 		return fail(r, is_object ? "expected ',' or '}'" : "expected ',' or ']'");
@@ -284,39 +305,34 @@ static int parse_value(struct reader *r, struct json_value *v)
 	}
 }
 
-int json_parse(const char *text, size_t length, struct json_value *root,
+int json_parse(const char *text, size_t length, struct json_document *doc,
 	       char *error, size_t error_size)
 {
-	struct reader r = { text, text + length, text, error, error_size, 0 };
+	struct reader r = { text, text + length, text, error, error_size, 0, NULL, 0 };
+	memset(doc, 0, sizeof(*doc));
 	error[0] = 0;
-	if (parse_value(&r, root)) {
-		json_free(root);
+	r.arena = malloc(length + 1);
+	if (!r.arena)
+		return fail(&r, "out of memory");
+	doc->strings = r.arena;
+	if (parse_value(&r, &doc->root)) {
+		json_free(doc);
 		return -1;
 	}
 	skip_space(&r);
 	if (r.p != r.end) {
 		fail(&r, "text after the document");
-		json_free(root);
+		json_free(doc);
 		return -1;
 	}
 	return 0;
 }
 
-void json_free(struct json_value *v)
+void json_free(struct json_document *doc)
 {
-	if (!v)
-		return;
-	if (v->type == JSON_ARRAY || v->type == JSON_OBJECT) {
-		for (size_t i = 0; i < v->count; i++) {
-			json_free(&v->items[i]);
-			if (v->keys)
-				free(v->keys[i]);
-		}
-		free(v->items);
-		free(v->keys);
-	}
-	free(v->string);
-	memset(v, 0, sizeof(*v));
+	free_value(&doc->root);
+	free(doc->strings);
+	doc->strings = NULL;
 }
 
 const struct json_value *json_get(const struct json_value *v, const char *key)
