@@ -13,17 +13,49 @@
 const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT] = ARCH_SYMBOLS;
 
 /*
- * Initialisation is lock-free and never waits: every caller that finds the
- * library not ready takes a slot of its own, resolves into it, and the
- * first to finish publishes its slot as the state; the others use the
- * published one.  A signal handler that interrupted an initialisation thus
- * initialises (or reads the state) on its own instead of waiting for code
- * that cannot run until it returns.  More callers at once than slots (only
- * ever a burst of threads starting together) take the syscall until then.
+ * Initialisation is lock-free: every caller that finds the library not
+ * ready takes a slot of its own, resolves into it, and the first to finish
+ * publishes its slot as the state; the others use the published one.  A
+ * signal handler that interrupted an initialisation thus initialises (or
+ * reads the state) on its own instead of waiting for code that cannot run
+ * until it returns.  More callers at once than slots (a burst of threads
+ * starting together) take the syscall until the state is published;
+ * vdsokit_init() waits for it then, unless its own thread holds a slot.
  */
 #define INIT_SLOTS 4
 static struct vdsokit_state init_slots[INIT_SLOTS];
-static unsigned init_slots_taken; /* atomic; nonzero: vdsokit_use_image is too late */
+/* Who took each slot (atomic; NULL: free): a thread's identity, below. */
+static const void *init_slot_owner[INIT_SLOTS];
+
+/* This thread's identity: its thread pointer, or its id where no register has it. */
+static const void *this_thread(void)
+{
+#if ARCH_HAS_TP_REGISTER
+	return arch_thread_pointer();
+#else
+	return (const void *)sys0(__NR_gettid);
+#endif
+}
+
+/* Claims a free slot for this thread: its index, or -1 when all are taken. */
+static int claim_slot(const void *me)
+{
+	for (int i = 0; i < INIT_SLOTS; i++) {
+		const void *free_slot = NULL;
+		if (__atomic_compare_exchange_n(&init_slot_owner[i], &free_slot, me, 0,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return i;
+	}
+	return -1;
+}
+
+static int this_thread_holds_a_slot(const void *me)
+{
+	for (int i = 0; i < INIT_SLOTS; i++)
+		if (__atomic_load_n(&init_slot_owner[i], __ATOMIC_RELAXED) == me)
+			return 1;
+	return 0;
+}
 const struct vdsokit_state *vdsokit__published; /* atomic: the state, NULL until ready */
 /* What programs inlining vdsokit_clock_gettime read (include/vdsokit.h). */
 VDSO_EXPORT struct vdsokit__fastpath vdsokit__fast;
@@ -226,8 +258,8 @@ static const struct vdsokit_state *publish(const struct vdsokit_state *s)
 
 const struct vdsokit_state *vdsokit_state_slow(void)
 {
-	unsigned slot = __atomic_fetch_add(&init_slots_taken, 1, __ATOMIC_RELAXED);
-	if (slot >= INIT_SLOTS) {
+	int slot = claim_slot(this_thread());
+	if (slot < 0) {
 		const struct vdsokit_state *s = __atomic_load_n(&vdsokit__published, __ATOMIC_ACQUIRE);
 		return s ? s : &vdsokit_empty;
 	}
@@ -264,20 +296,28 @@ VDSO_EXPORT int vdsokit_init(void)
 	if (s != &vdsokit_empty)
 		return init_verdict(s);
 	/*
-	 * Every slot is held by an initialisation still running (threads, or
-	 * frames this signal handler interrupted): never wait for them.  The
-	 * same work on the stack gives the verdict; the calls take the
-	 * syscall until one of them publishes.
+	 * Every slot is held by an initialisation still running.  Those of
+	 * other threads finish: wait for the first.  One this thread holds
+	 * belongs to a frame this signal handler interrupted, which cannot go
+	 * on until the handler returns: then the same work on the stack gives
+	 * the verdict, and the calls take the syscall until a slot publishes.
 	 */
-	struct vdsokit_state mine;
-	vdsokit_resolve(&mine);
-	return init_verdict(&mine);
+	const void *me = this_thread();
+	while ((s = __atomic_load_n(&vdsokit__published, __ATOMIC_ACQUIRE)) == NULL) {
+		if (this_thread_holds_a_slot(me)) {
+			struct vdsokit_state mine;
+			vdsokit_resolve(&mine);
+			return init_verdict(&mine);
+		}
+		sys0(__NR_sched_yield);
+	}
+	return init_verdict(s);
 }
 
 VDSO_EXPORT int vdsokit_use_image(const void *base, size_t size)
 {
-	if (__atomic_load_n(&init_slots_taken, __ATOMIC_ACQUIRE) != 0)
-		return -EBUSY;
+	if (__atomic_load_n(&init_slot_owner[0], __ATOMIC_ACQUIRE) != NULL)
+		return -EBUSY; /* the first caller always claims slot 0 */
 	override_base = base;
 	override_size = size;
 	override_set = 1;
