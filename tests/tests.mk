@@ -8,7 +8,7 @@ LIB_TESTS := $(LIB_TEST_SRCS:tests/lib/%.c=$(BUILD)/tests/%.t)
 # The same calls test, told there is no vDSO: the syscall paths.
 LIB_TESTS += $(BUILD)/tests/calls-novdso.t
 
-$(BUILD)/tests/%.t: tests/lib/%.c tests/tap.h $(LIB_A)
+$(BUILD)/tests/%.t: tests/lib/%.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 

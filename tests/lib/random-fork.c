@@ -1,0 +1,208 @@
+// SPDX-License-Identifier: MIT
+/*
+ * fork() while another thread is growing getrandom's state pool, and while
+ * threads take their first states: the child's threads still get states
+ * (their getrandom makes no syscall) and nothing in the child hangs.
+ *
+ * The growth window is made certain, not hoped for: the growing thread's
+ * mmap goes to the main thread as a seccomp notification (syscall-count.h),
+ * and the main thread forks while that mmap waits — the pool's lock held.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "vdsokit.h"
+#include "../tap.h"
+#include "syscall-count.h"
+
+#define FORKS 200
+#define CHILD_TIMEOUT_SECONDS 10
+
+/* Exit codes of the scenarios' processes. */
+enum { PASSED, SYSCALL_TAKEN, CALL_FAILED, NO_SECCOMP, SETUP_FAILED };
+
+static void *getrandom_counting_syscalls(void *arg)
+{
+	struct syscall_counter counter;
+	const long nr = SYS_getrandom;
+	if (counter_start(&counter, &nr, 1)) {
+		*(int *)arg = NO_SECCOMP;
+		return NULL;
+	}
+	/*
+	 * The vDSO itself makes a getrandom syscall to seed a state it has not
+	 * seen (or has seen before a fork): only the second call must make none.
+	 */
+	unsigned char buf[16];
+	vdsokit_getrandom(buf, sizeof(buf), 0);
+	counter_on(&counter);
+	ssize_t r = vdsokit_getrandom(buf, sizeof(buf), 0);
+	int syscalls = counter_off(&counter);
+	*(int *)arg = syscalls ? SYSCALL_TAKEN : r != (ssize_t)sizeof(buf) ? CALL_FAILED : PASSED;
+	return NULL;
+}
+
+/* In a forked child: a new thread's getrandom must get a state. */
+static int child_checks_new_thread(void)
+{
+	alarm(CHILD_TIMEOUT_SECONDS);
+	int verdict = SETUP_FAILED;
+	pthread_t t;
+	if (pthread_create(&t, NULL, getrandom_counting_syscalls, &verdict) == 0)
+		pthread_join(t, NULL);
+	return verdict;
+}
+
+static const char *verdict_text(int status)
+{
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status) == SIGALRM ? "the child hung" : strsignal(WTERMSIG(status));
+	switch (WEXITSTATUS(status)) {
+	case PASSED: return "a new thread's getrandom made no syscall";
+	case SYSCALL_TAKEN: return "a new thread's getrandom took the syscall: no state";
+	case CALL_FAILED: return "getrandom failed";
+	case NO_SECCOMP: return "no seccomp";
+	default: return "setup failed";
+	}
+}
+
+/* ---- fork with the pool's growth in progress ------------------------- */
+
+static int growth_listener = -1; /* atomic: the grower's filter's fd, -2: none */
+
+static void *grower(void *arg)
+{
+	const long nrs[] = { SYS_mmap,
+#ifdef SYS_mmap2
+			     SYS_mmap2,
+#endif
+	};
+	int fd = counter_install_filter(nrs, sizeof(nrs) / sizeof(nrs[0]));
+	__atomic_store_n(&growth_listener, fd < 0 ? -2 : fd, __ATOMIC_RELEASE);
+	if (fd < 0)
+		return NULL;
+	unsigned char buf[16];
+	*(int *)arg = vdsokit_getrandom(buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) ? PASSED
+										 : CALL_FAILED;
+	return NULL;
+}
+
+/* In a fresh process, so that the grower's is the first state claimed. */
+static int fork_during_growth(void)
+{
+	alarm(CHILD_TIMEOUT_SECONDS * 2);
+	int grower_verdict = SETUP_FAILED;
+	pthread_t g;
+	if (pthread_create(&g, NULL, grower, &grower_verdict))
+		return SETUP_FAILED;
+	int fd;
+	while ((fd = __atomic_load_n(&growth_listener, __ATOMIC_ACQUIRE)) == -1)
+		sched_yield();
+	if (fd < 0) {
+		pthread_join(g, NULL);
+		return NO_SECCOMP;
+	}
+	struct seccomp_notif req;
+	if (counter_receive(fd, &req)) /* the grower now waits inside its mmap */
+		return SETUP_FAILED;
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(child_checks_new_thread());
+	int status = 0;
+	waitpid(pid, &status, 0);
+	counter_continue(fd, &req);
+	/* Any later mmap of the grower's growth runs too. */
+	while (counter_receive(fd, &req) == 0)
+		counter_continue(fd, &req);
+	pthread_join(g, NULL);
+	if (WIFSIGNALED(status))
+		return WTERMSIG(status) == SIGALRM ? 64 : 65;
+	return WEXITSTATUS(status) ? WEXITSTATUS(status) : grower_verdict;
+}
+
+/* ---- many forks while threads take and leave states ------------------ */
+
+static volatile int churning = 1;
+
+static void *take_state_and_exit(void *arg)
+{
+	unsigned char buf[16];
+	vdsokit_getrandom(buf, sizeof(buf), 0);
+	return arg;
+}
+
+static void *churn(void *arg)
+{
+	(void)arg;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	while (churning) {
+		pthread_t t[16];
+		int n = 0;
+		for (; n < 16; n++)
+			if (pthread_create(&t[n], &attr, take_state_and_exit, NULL))
+				break;
+		for (int i = 0; i < n; i++)
+			pthread_join(t[i], NULL);
+	}
+	return NULL;
+}
+
+static void forks_during_first_use(void)
+{
+	pthread_t churners[2];
+	for (int i = 0; i < 2; i++)
+		pthread_create(&churners[i], NULL, churn, NULL);
+	int bad = 0, first_bad_status = 0;
+	for (int i = 0; i < FORKS; i++) {
+		fflush(stdout);
+		pid_t pid = fork();
+		if (pid == 0)
+			_exit(child_checks_new_thread());
+		int status = 0;
+		waitpid(pid, &status, 0);
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != PASSED) {
+			if (!bad++)
+				first_bad_status = status;
+		}
+		usleep(i % 5 * 100);
+	}
+	churning = 0;
+	for (int i = 0; i < 2; i++)
+		pthread_join(churners[i], NULL);
+	ok(bad == 0, "%d forks while 2 threads churn through first uses: %d bad children%s%s", FORKS,
+	   bad, bad ? ", first: " : "", bad ? verdict_text(first_bad_status) : "");
+}
+
+int main(void)
+{
+	struct vdsokit_path p;
+	vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p);
+	if (p.route != VDSOKIT_ROUTE_VDSO) {
+		skip("getrandom is not served by the vDSO here (%s): no state pool to fork around",
+		     vdsokit_reason_text(p.reason));
+		return done_testing();
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(fork_during_growth());
+	int status = 0;
+	waitpid(pid, &status, 0);
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	if (code == NO_SECCOMP) {
+		skip("no seccomp filters here: the growth window cannot be pinned");
+		return done_testing();
+	}
+	ok(code == PASSED, "fork while another thread grows the state pool (lock held): %s",
+	   code == 64 ? "the child hung" : code < 0 ? "the scenario crashed" :
+	   verdict_text(code << 8));
+	forks_during_first_use();
+	return done_testing();
+}
