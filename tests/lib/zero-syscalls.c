@@ -1,0 +1,146 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Every call the library serves in user space (vdsokit_path_of: the vDSO, a
+ * register, the rseq area) makes zero syscalls — counted with a seccomp
+ * supervisor (syscall-count.h), getrandom included — here and in a time
+ * namespace with offsets entered after initialisation (needs root: a child
+ * forked after unshare(CLONE_NEWTIME) and writing /proc/self/timens_offsets).
+ * Under qemu-user (no vDSO, no seccomp) it checks that nothing claims to be
+ * served in user space but the thread pointer.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "vdsokit.h"
+#include "../tap.h"
+#include "syscall-count.h"
+#include "timens.h"
+
+#define CALLS 100
+#define MAX_CLOCK 11 /* CLOCK_TAI */
+
+/* Every route but those that enter the kernel: the vDSO, a register, the rseq area. */
+static int user_space(enum vdsokit_route route)
+{
+	return route != VDSOKIT_ROUTE_SYSCALL && route != VDSOKIT_ROUTE_VDSO_KERNEL &&
+	       route != VDSOKIT_ROUTE_NONE;
+}
+
+/* One call of fn (clock for the two clock functions); its result, 0 or positive when it worked. */
+static long call_once(enum vdsokit_func fn, clockid_t clock)
+{
+	struct vdsokit_timespec ts;
+	struct vdsokit_timeval tv;
+	int64_t t;
+	unsigned cpu, node;
+	unsigned char buf[32];
+	switch (fn) {
+	case VDSOKIT_FN_CLOCK_GETTIME: return vdsokit_clock_gettime(clock, &ts);
+	case VDSOKIT_FN_CLOCK_GETRES: return vdsokit_clock_getres(clock, &ts);
+	case VDSOKIT_FN_GETTIMEOFDAY: return vdsokit_gettimeofday(&tv, NULL);
+	case VDSOKIT_FN_TIME: return vdsokit_time(&t);
+	case VDSOKIT_FN_GETCPU: return vdsokit_getcpu(&cpu, &node);
+	case VDSOKIT_FN_GETRANDOM: return vdsokit_getrandom(buf, sizeof(buf), 0);
+	case VDSOKIT_FN_THREAD_POINTER: return vdsokit_thread_pointer() ? 0 : -1;
+	default: return -1;
+	}
+}
+
+struct count_job {
+	const char *where;
+	int counted;        /* checks that counted syscalls                       */
+	int no_seccomp;
+};
+
+/* In its own thread: the counter's filter stays on the thread that installs it. */
+static void *count_each_user_space_call(void *arg)
+{
+	struct count_job *job = arg;
+	struct syscall_counter counter;
+	if (counter_start(&counter, NULL, 0)) {
+		job->no_seccomp = 1;
+		return NULL;
+	}
+	for (int fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		int per_clock = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
+		for (clockid_t clock = 0; clock <= (per_clock ? MAX_CLOCK : 0); clock++) {
+			struct vdsokit_path p;
+			if (vdsokit_path_of(fn, clock, &p) != 0 || !user_space(p.route))
+				continue;
+			/* Warm: a getrandom state's first use seeds it through the syscall. */
+			call_once(fn, clock);
+			call_once(fn, clock);
+			counter_on(&counter);
+			int failed = 0;
+			for (int i = 0; i < CALLS; i++)
+				failed += call_once(fn, clock) < 0;
+			int syscalls = counter_off(&counter);
+			char what[64];
+			snprintf(what, sizeof(what), per_clock ? "%s(%d)" : "%s", vdsokit_func_name(fn),
+				 (int)clock);
+			ok(syscalls == 0 && failed == 0, "%s: %s (%s%s%s): %d calls, %d syscalls, %d failed",
+			   job->where, what, vdsokit_route_name(p.route), p.symbol ? " " : "",
+			   p.symbol ? p.symbol : "", CALLS, syscalls, failed);
+			if (syscalls)
+				diag("the last syscall counted: nr %d", counter.last_nr);
+			job->counted++;
+		}
+	}
+	return NULL;
+}
+
+static int count_all(const char *where)
+{
+	struct count_job job = { .where = where };
+	pthread_t t;
+	pthread_create(&t, NULL, count_each_user_space_call, &job);
+	pthread_join(t, NULL);
+	if (job.no_seccomp)
+		return -1;
+	return job.counted;
+}
+
+/* With no seccomp: only the thread pointer may be served without a syscall. */
+static void check_routes_without_seccomp(void)
+{
+	int in_vdso = 0;
+	for (int fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		struct vdsokit_path p;
+		vdsokit_path_of(fn, CLOCK_MONOTONIC, &p);
+		in_vdso += p.route == VDSOKIT_ROUTE_VDSO;
+	}
+	if (in_vdso)
+		skip("no seccomp filters here (%d functions routed to the vDSO): syscalls cannot be counted",
+		     in_vdso);
+	else
+		ok(1, "no seccomp and nothing routed to the vDSO (qemu-user, or no vDSO): nothing to count");
+}
+
+/* Before the fork into the namespace, outside it: the offsets must show. */
+static struct vdsokit_timespec mono_outside;
+
+static void checks_in_time_namespace(void)
+{
+	struct vdsokit_timespec lib;
+	vdsokit_clock_gettime(CLOCK_MONOTONIC, &lib);
+	ok(lib.tv_sec >= mono_outside.tv_sec + TIMENS_MONOTONIC_OFFSET &&
+	   lib.tv_sec < mono_outside.tv_sec + TIMENS_MONOTONIC_OFFSET + 60,
+	   "time namespace: MONOTONIC is %lld s past the parent's (offset %d s)",
+	   (long long)(lib.tv_sec - mono_outside.tv_sec), TIMENS_MONOTONIC_OFFSET);
+	count_all("time namespace");
+}
+
+int main(void)
+{
+	vdsokit_init();
+	int counted = count_all("here");
+	if (counted < 0) {
+		check_routes_without_seccomp();
+		return done_testing();
+	}
+	diag("%d user-space paths counted here", counted);
+	vdsokit_clock_gettime(CLOCK_MONOTONIC, &mono_outside);
+	timens_run(checks_in_time_namespace);
+	return done_testing();
+}
