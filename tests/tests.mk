@@ -5,8 +5,9 @@
 TEST_CFLAGS = $(CPPFLAGS) $(ALL_CFLAGS) -Wno-missing-prototypes
 LIB_TEST_SRCS := $(wildcard tests/lib/*.c)
 LIB_TESTS := $(LIB_TEST_SRCS:tests/lib/%.c=$(BUILD)/tests/%.t)
-# The same calls test, told there is no vDSO: the syscall paths.
-LIB_TESTS += $(BUILD)/tests/calls-novdso.t
+# The same calls test, told there is no vDSO: the syscall paths; and
+# inside a time namespace with offsets, entered after initialisation.
+LIB_TESTS += $(BUILD)/tests/calls-novdso.t $(BUILD)/tests/calls-timens.t
 
 $(BUILD)/tests/%.t: tests/lib/%.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
@@ -15,6 +16,10 @@ $(BUILD)/tests/%.t: tests/lib/%.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
 $(BUILD)/tests/calls-novdso.t: tests/lib/calls.c tests/tap.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -DTEST_NO_VDSO=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
+
+$(BUILD)/tests/calls-timens.t: tests/lib/calls.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -DTEST_IN_TIME_NAMESPACE=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
 # dlopen()s the shared library by its path in this build.
 $(BUILD)/tests/random-dlclose.t: TEST_CFLAGS += -DTEST_LIBVDSOKIT_SO='"$(abspath $(LIB_SO))"'
