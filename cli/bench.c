@@ -427,11 +427,21 @@ static void print_latency(FILE *out, const struct bench_run *run)
 	table_free(&t);
 }
 
+/* What the vDSO column measures on this build, for the text and the JSON. */
+static const char *vdso_column_note(void)
+{
+	if (raw_vdso_is_bare(VDSOKIT_FN_CLOCK_GETTIME))
+		return "the bare vDSO entry point called from the loop (getrandom and the thread "
+		       "pointer: vdsokit_*_via(VDSOKIT_VIA_VDSO))";
+	return "vdsokit_*_via(VDSOKIT_VIA_VDSO): this architecture's vDSO needs the library's "
+	       "call sequence (powerpc: errors in CR0.SO, ELFv1 function descriptors)";
+}
+
 static void print_text(FILE *out, const struct bench_run *run, bool detail)
 {
-	static const char *const headers[] = {
-		"function/clock", "route", "libvdsokit", "raw vDSO", "libc", "syscall",
-		"speedup",
+	const char *const headers[] = {
+		"function/clock", "route", bench_path_title(BENCH_LIBRARY), bench_path_title(BENCH_VDSO),
+		bench_path_title(BENCH_LIBC), bench_path_title(BENCH_SYSCALL), "speedup",
 	};
 	static const enum table_align align[] = {
 		TABLE_LEFT, TABLE_LEFT, TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT, TABLE_RIGHT,
@@ -455,6 +465,7 @@ static void print_text(FILE *out, const struct bench_run *run, bool detail)
 	fprintf(out, "ns per call, median of batch means; speedup = syscall / libvdsokit\n");
 	table_print(&t, out, NULL);
 	table_free(&t);
+	fprintf(out, "%s: %s\n", bench_path_title(BENCH_VDSO), vdso_column_note());
 
 	if (run->check_count) {
 		fprintf(out, "\ncross-check, best of %d plain loops of clock_gettime(MONOTONIC):",
@@ -545,6 +556,7 @@ static void print_json(FILE *out, const struct bench_run *run)
 	json_kv_double(&w, "batch_target_ns", run->config.batch_ns);
 	json_kv_uint(&w, "min_batches", run->config.min_batches);
 	json_kv_bool(&w, "interleaved", true);
+	json_kv_string(&w, "vdso_column", vdso_column_note());
 	json_key(&w, "cpu");
 	if (run->cpu >= 0)
 		json_int(&w, run->cpu);
@@ -578,6 +590,8 @@ static void print_json(FILE *out, const struct bench_run *run)
 			json_kv_string(&w, "syscall", row->route.syscall);
 		}
 		json_kv_double(&w, "speedup", speedup(row));
+		json_kv_string(&w, "vdso_call", raw_vdso_is_bare(row->c.func) ? "bare pointer" :
+			       "vdsokit_via");
 		json_key(&w, "paths");
 		json_object_begin(&w);
 		for (unsigned p = 0; p < BENCH_PATH_COUNT; p++) {

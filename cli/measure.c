@@ -39,6 +39,9 @@ const char *bench_path_name(enum bench_path path)
 
 const char *bench_path_title(enum bench_path path)
 {
+	/* Where the vDSO column cannot be the bare pointer, it says what it is. */
+	if (path == BENCH_VDSO && !raw_vdso_is_bare(VDSOKIT_FN_CLOCK_GETTIME))
+		return "vDSO via lib";
 	return path < BENCH_PATH_COUNT ? path_titles[path] : "?";
 }
 
@@ -153,6 +156,77 @@ DEFINE_LOOP(loop_libc_tp, pthread_t (*self_fn)(void) = pthread_self; pthread_t s
 	    __asm__("" : "+r"(self_fn)); self = self_fn(); KEEP(self))
 DEFINE_LOOP(loop_sys_tp, void *tp, tp = vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL); KEEP(tp))
 
+/*
+ * The bare vDSO entries (raw_vdso.c), with the kernel's signatures: the
+ * pointer is loaded once per batch, and each iteration is the call itself.
+ * One 16-byte buffer fits every ABI's timespec and timeval (x32's and
+ * sparc64's timeval are 16 bytes, a 32-bit timespec 8).
+ */
+struct kernel_time_buffer {
+	int64_t first, second;
+};
+typedef int bare_clock_fn(clockid_t clock, struct kernel_time_buffer *ts);
+typedef int bare_gettimeofday_fn(struct kernel_time_buffer *tv, void *tz);
+#if defined(__x86_64__) && defined(__ILP32__)
+typedef long long bare_kernel_long;   /* x32: the kernel's long is 64-bit */
+#else
+typedef long bare_kernel_long;
+#endif
+typedef bare_kernel_long bare_time_fn(bare_kernel_long *t);
+typedef int bare_getcpu_fn(unsigned *cpu, unsigned *node, void *cache);
+
+#define BARE(type, fn, arg) ((type *)raw_vdso_address((fn), (arg)))
+
+DEFINE_LOOP(loop_bare_gettime,
+	    bare_clock_fn *f = BARE(bare_clock_fn, VDSOKIT_FN_CLOCK_GETTIME, arg);
+	    struct kernel_time_buffer ts, f((clockid_t)arg, &ts))
+DEFINE_LOOP(loop_bare_getres,
+	    bare_clock_fn *f = BARE(bare_clock_fn, VDSOKIT_FN_CLOCK_GETRES, arg);
+	    struct kernel_time_buffer ts, f((clockid_t)arg, &ts))
+DEFINE_LOOP(loop_bare_gettimeofday,
+	    bare_gettimeofday_fn *f = BARE(bare_gettimeofday_fn, VDSOKIT_FN_GETTIMEOFDAY, 0);
+	    struct kernel_time_buffer tv, f(&tv, NULL))
+DEFINE_LOOP(loop_bare_time, bare_time_fn *f = BARE(bare_time_fn, VDSOKIT_FN_TIME, 0);
+	    bare_kernel_long t, t = f(NULL); KEEP(t))
+DEFINE_LOOP(loop_bare_getcpu, bare_getcpu_fn *f = BARE(bare_getcpu_fn, VDSOKIT_FN_GETCPU, 0);
+	    unsigned cpu; unsigned node, f(&cpu, &node, NULL))
+
+/* One bare call, as probe() reports it: 0 / -errno, the cpu, or -ENOSYS: no entry. */
+static long bare_probe(const struct bench_case *c)
+{
+	const void *entry = raw_vdso_address(c->func, c->arg);
+	struct kernel_time_buffer buffer;
+	unsigned cpu, node;
+	if (!entry)
+		return -ENOSYS;
+	switch (c->func) {
+	case VDSOKIT_FN_CLOCK_GETTIME:
+	case VDSOKIT_FN_CLOCK_GETRES:
+		return ((bare_clock_fn *)entry)((clockid_t)c->arg, &buffer);
+	case VDSOKIT_FN_GETTIMEOFDAY:
+		return ((bare_gettimeofday_fn *)entry)(&buffer, NULL);
+	case VDSOKIT_FN_TIME: {
+		bare_kernel_long t = ((bare_time_fn *)entry)(NULL);
+		return t < 0 && t >= -4095 ? (long)t : 0;
+	}
+	case VDSOKIT_FN_GETCPU: {
+		int r = ((bare_getcpu_fn *)entry)(&cpu, &node, NULL);
+		return r == 0 ? (long)cpu : r;
+	}
+	default:
+		return -ENOSYS;
+	}
+}
+
+static bench_loop *const bare_loops[VDSOKIT_FN_COUNT] = {
+	[VDSOKIT_FN_CLOCK_GETTIME] = loop_bare_gettime,
+	[VDSOKIT_FN_CLOCK_GETRES] = loop_bare_getres,
+	[VDSOKIT_FN_GETTIMEOFDAY] = loop_bare_gettimeofday,
+	[VDSOKIT_FN_TIME] = loop_bare_time,
+	[VDSOKIT_FN_GETCPU] = loop_bare_getcpu,
+};
+
+/* The vDSO column's loops where raw_vdso_is_bare() is false. */
 static bench_loop *const loops[VDSOKIT_FN_COUNT][BENCH_PATH_COUNT] = {
 	[VDSOKIT_FN_CLOCK_GETTIME] = { loop_lib_gettime, loop_raw_gettime, loop_libc_gettime,
 				    loop_sys_gettime },
@@ -166,6 +240,13 @@ static bench_loop *const loops[VDSOKIT_FN_COUNT][BENCH_PATH_COUNT] = {
 				loop_sys_getrandom },
 	[VDSOKIT_FN_THREAD_POINTER] = { loop_lib_tp, loop_raw_tp, loop_libc_tp, loop_sys_tp },
 };
+
+static bench_loop *loop_for(enum vdsokit_func fn, enum bench_path path)
+{
+	if (path == BENCH_VDSO && raw_vdso_is_bare(fn))
+		return bare_loops[fn];
+	return loops[fn][path];
+}
 
 static void empty_function(void)
 {
@@ -237,6 +318,10 @@ static bool probe(const struct bench_case *c, enum bench_path path, long *result
 
 	if (path == BENCH_LIBC)
 		return probe_libc(c, result);
+	if (path == BENCH_VDSO && raw_vdso_is_bare(c->func)) {
+		*result = bare_probe(c);
+		return *result != -ENOSYS;
+	}
 	switch (c->func) {
 	case VDSOKIT_FN_CLOCK_GETTIME:
 		*result = vdsokit_clock_gettime_via(via, (clockid_t)c->arg, &ts);
@@ -434,7 +519,7 @@ void bench_measure_cases(const struct bench_case *cases, unsigned count,
 			r->available = probe(c, p, &r->first_result);
 			if (!r->available)
 				continue;
-			slots[used].loop = loops[c->func][p];
+			slots[used].loop = loop_for(c->func, p);
 			slots[used].arg = c->arg;
 			slots[used].out = r;
 			used++;
@@ -468,7 +553,7 @@ bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path)
 		return floor_loop;
 	if (c->func > VDSOKIT_FN_COUNT || !probe(c, path, &result))
 		return NULL;
-	return loops[c->func][path];
+	return loop_for(c->func, path);
 }
 
 double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uint64_t calls)
@@ -476,7 +561,7 @@ double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uin
 	long result;
 	if (c->func >= VDSOKIT_FN_COUNT || path >= BENCH_PATH_COUNT || !probe(c, path, &result))
 		return NAN;
-	bench_loop *loop = loops[c->func][path];
+	bench_loop *loop = loop_for(c->func, path);
 	loop(c->arg, calls / 10 + 1);     /* warm-up */
 	return time_batch(loop, c->arg, calls) / calls;
 }

@@ -1,0 +1,28 @@
+#!/bin/sh
+# bench's "raw vDSO" column is the bare vDSO pointer called from the
+# measuring loop, not the library's vdsokit_*_via(VDSOKIT_VIA_VDSO) (a
+# state check and an out-of-line call, which made the reference slower
+# than the library it judges).  tests/cli/bench_raw.c counts, with
+# -Wl,--wrap, the calls the raw loops make into the *_via functions; the
+# figures themselves are never pass/fail.
+. "$(dirname "$0")/lib.sh"
+
+objs=$(ls "$build"/cli/*.o 2>/dev/null | grep -v '/main\.o$')
+if [ -z "$objs" ] || [ ! -f "$build/libvdsokit.a" ]; then
+	echo "1..0 # SKIP the CLI's objects are not in $build"
+	exit 0
+fi
+wrap=""
+for f in clock_gettime clock_getres gettimeofday time getcpu; do
+	wrap="$wrap -Wl,--wrap=vdsokit_${f}_via"
+done
+# shellcheck disable=SC2086 # lists of words
+if ! ${CC:-cc} -std=gnu11 -O2 -D_GNU_SOURCE -I"$top/include" -I"$top/cli" \
+	-o "$tmp/bench_raw" "$top/tests/cli/bench_raw.c" $objs "$build/libvdsokit.a" $wrap -lm ${LDFLAGS:-} \
+	>"$tmp/cc.err" 2>&1; then
+	echo "1..1"
+	echo "not ok 1 - tests/cli/bench_raw.c does not build against $build"
+	diag <"$tmp/cc.err"
+	exit 1
+fi
+exec "$tmp/bench_raw"
