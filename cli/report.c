@@ -64,6 +64,7 @@ static const char *route_words(enum vdsokit_route route)
 	case VDSOKIT_ROUTE_SYSCALL: return "syscall";
 	case VDSOKIT_ROUTE_REGISTER: return "CPU register";
 	case VDSOKIT_ROUTE_NONE: return "not available";
+	case VDSOKIT_ROUTE_RSEQ: return "rseq area";
 	}
 	return "?";
 }

@@ -55,6 +55,11 @@ int vdsokit_clock_getres(clockid_t clock, struct vdsokit_timespec *res);
 int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz);
 /* Stores the seconds since the epoch in *t (when t is not NULL). */
 int vdsokit_time(int64_t *t);
+/*
+ * cpu from the rseq area the libc registered for this thread (glibc 2.35+),
+ * node too when the kernel fills it there (Linux 6.3+); else the vDSO's
+ * getcpu, else the syscall.
+ */
 int vdsokit_getcpu(unsigned *cpu, unsigned *node);
 /*
  * getrandom(2): GRND_NONBLOCK, GRND_RANDOM and GRND_INSECURE as the syscall.
@@ -107,7 +112,8 @@ enum vdsokit_route {
 	VDSOKIT_ROUTE_VDSO_KERNEL, /* a vDSO function, which enters the kernel   */
 	VDSOKIT_ROUTE_SYSCALL,   /* the library makes the syscall               */
 	VDSOKIT_ROUTE_REGISTER,  /* read from a CPU register (thread pointer)   */
-	VDSOKIT_ROUTE_NONE       /* not available at all on this architecture   */
+	VDSOKIT_ROUTE_NONE,      /* not available at all on this architecture   */
+	VDSOKIT_ROUTE_RSEQ       /* read from the thread's rseq area (getcpu)   */
 };
 
 enum vdsokit_reason {
@@ -123,8 +129,10 @@ enum vdsokit_reason {
 	VDSOKIT_REASON_NO_STATE,       /* getrandom: no opaque state could be had  */
 	VDSOKIT_REASON_TIME32_OVERFLOWED,/* the 32-bit-time entry overflowed (past
 					  2038): dropped, the syscall serves it */
-	VDSOKIT_REASON_ENTRY_IS_SYSCALL /* the vDSO entry only makes the syscall
+	VDSOKIT_REASON_ENTRY_IS_SYSCALL,/* the vDSO entry only makes the syscall
 					  (riscv getcpu): the library makes it */
+	VDSOKIT_REASON_RSEQ_AREA       /* the libc's rseq area, which the kernel
+					  keeps current: one load (getcpu) */
 };
 
 struct vdsokit_path {
@@ -300,6 +308,10 @@ struct vdsokit__fastpath {
 	int (*getres)(clockid_t, struct vdsokit_timespec *);
 	/* The vDSO's time(), NULL without one (or before ready): the kernel's long. */
 	int64_t (*time)(int64_t *);
+	/* getcpu: 1 when cpu_id is read from the libc's rseq area, at this
+	   offset from the thread pointer. */
+	int rseq_cpu;
+	ptrdiff_t rseq_cpu_offset;
 };
 #define VDSOKIT__FAST_READY 0x80000000u
 extern struct vdsokit__fastpath vdsokit__fast;
@@ -350,6 +362,26 @@ static inline __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t
 	}
 	return vdsokit_time(t);
 }
+#if defined(__x86_64__) && !defined(__ILP32__)
+/*
+ * getcpu(&cpu, NULL) as glibc's sched_getcpu(): one %fs-relative load of
+ * the rseq area's cpu_id (volatile: the kernel rewrites it on migration).
+ */
+static inline __attribute__((always_inline)) int vdsokit__getcpu_inline(unsigned *cpu, unsigned *node)
+{
+	if (__builtin_expect(node == NULL && cpu != NULL &&
+				     __atomic_load_n(&vdsokit__fast.rseq_cpu, __ATOMIC_ACQUIRE), 1)) {
+		int id;
+		__asm__ volatile("movl %%fs:(%1), %0" : "=r"(id) : "r"(vdsokit__fast.rseq_cpu_offset));
+		if (__builtin_expect(id >= 0, 1)) {
+			*cpu = (unsigned)id;
+			return 0;
+		}
+	}
+	return vdsokit_getcpu(cpu, node);
+}
+#define vdsokit_getcpu(cpu, node) vdsokit__getcpu_inline((cpu), (node))
+#endif
 #define vdsokit_clock_gettime(clock, ts) vdsokit__clock_gettime_inline((clock), (ts))
 #define vdsokit_clock_getres(clock, res) vdsokit__clock_getres_inline((clock), (res))
 #define vdsokit_time(t) vdsokit__time_inline(t)

@@ -1,6 +1,49 @@
 // SPDX-License-Identifier: MIT
-/* getcpu: the vDSO's (x86, riscv, powerpc, s390x, loongarch), else the syscall. */
+/*
+ * getcpu: the rseq area the libc registered for the thread, where there is
+ * one (glibc >= 2.35 registers one in every thread and exports where it
+ * is); else the vDSO's (x86, powerpc, s390x, loongarch); else the syscall.
+ */
+#include <stddef.h>
+#include <sys/auxv.h>
+
 #include "internal.h"
+
+/*
+ * glibc's description of its rseq registration: the area's offset from the
+ * thread pointer and its registered size (0: none).  Weak, so the library
+ * links and runs with musl and older glibc, where both are absent.
+ */
+extern const ptrdiff_t __rseq_offset __attribute__((weak));
+extern const unsigned int __rseq_size __attribute__((weak));
+
+#ifndef AT_RSEQ_FEATURE_SIZE
+#define AT_RSEQ_FEATURE_SIZE 27 /* Linux 6.3+: how much of struct rseq the kernel fills */
+#endif
+
+/* The fields of the kernel's struct rseq this file reads (offsets are ABI). */
+struct rseq_prefix {
+	uint32_t cpu_id_start;
+	uint32_t cpu_id;         /* the current CPU; negative: not registered */
+	uint64_t rseq_cs;
+	uint32_t flags;
+	uint32_t node_id;        /* Linux 6.3+ */
+};
+#define RSEQ_END_OF_NODE_ID (offsetof(struct rseq_prefix, node_id) + sizeof(uint32_t))
+
+void vdsokit__cpu_resolve(struct vdsokit_state *s)
+{
+	s->rseq_covers = 0;
+#if ARCH_HAS_TP_REGISTER
+	/* The area is found from the ABI thread pointer, read from its register. */
+	if (!&__rseq_size || !&__rseq_offset || __rseq_size < offsetof(struct rseq_prefix, flags))
+		return;
+	s->rseq_offset = __rseq_offset;
+	s->rseq_covers = RSEQ_COVERS_CPU;
+	if (__rseq_size >= RSEQ_END_OF_NODE_ID && getauxval(AT_RSEQ_FEATURE_SIZE) >= RSEQ_END_OF_NODE_ID)
+		s->rseq_covers |= RSEQ_COVERS_NODE;
+#endif
+}
 
 static int sys_getcpu(unsigned *cpu, unsigned *node)
 {
@@ -17,9 +60,51 @@ static inline int call_getcpu(const struct vdsokit_entry *e, unsigned *cpu, unsi
 #endif
 }
 
+/*
+ * From this thread's rseq area: 0, or -1 when it is not registered in this
+ * thread (the libc's registration failed), for the other routes to answer.
+ */
+static inline int rseq_getcpu(const struct vdsokit_state *s, unsigned *cpu, unsigned *node)
+{
+#if ARCH_HAS_TP_REGISTER
+	/* Through void *: the libc aligned the area (32 bytes), char * cannot say so. */
+	const volatile void *area = (char *)arch_thread_pointer() + s->rseq_offset;
+	const volatile struct rseq_prefix *r = area;
+	for (;;) {
+		int32_t id = (int32_t)r->cpu_id;
+		if (unlikely(id < 0))
+			return -1;
+		if (!node) {
+			*cpu = (unsigned)id;
+			return 0;
+		}
+		/* The kernel rewrites both on migration: a pair read on one CPU. */
+		uint32_t nid = r->node_id;
+		if (likely((int32_t)r->cpu_id == id)) {
+			if (cpu)
+				*cpu = (unsigned)id;
+			*node = nid;
+			return 0;
+		}
+	}
+#else
+	(void)s, (void)cpu, (void)node;
+	return -1;
+#endif
+}
+
+/* Whether rseq answers a call that wants node (or not). */
+static inline int rseq_serves(const struct vdsokit_state *s, unsigned *cpu, unsigned *node)
+{
+	unsigned need = node ? RSEQ_COVERS_CPU | RSEQ_COVERS_NODE : RSEQ_COVERS_CPU;
+	return (s->rseq_covers & need) == need && (cpu || node);
+}
+
 VDSO_EXPORT int vdsokit_getcpu(unsigned *cpu, unsigned *node)
 {
 	const struct vdsokit_state *s = vdsokit_state();
+	if (likely(rseq_serves(s, cpu, node)) && likely(rseq_getcpu(s, cpu, node) == 0))
+		return 0;
 	if (likely(s->getcpu.fn != NULL)) {
 		int r = call_getcpu(&s->getcpu, cpu, node);
 		if (likely(r != -ENOSYS))

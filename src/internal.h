@@ -7,6 +7,7 @@
 #define VDSOKIT_INTERNAL_H
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* The library defines the functions the header may inline as macros. */
@@ -63,7 +64,15 @@ struct vdsokit_state {
 	const void *sym_addr[SYM_COUNT];
 	const char *sym_version[SYM_COUNT]; /* version matched, NULL unversioned */
 	struct vdsokit_entry gettime, getres, gettimeofday, time, getcpu, getrandom, thread_area;
+	/* getcpu from the libc's rseq area (src/cpu.c): what it covers, and where. */
+	unsigned rseq_covers;               /* RSEQ_COVERS_* bits, 0: not used */
+	ptrdiff_t rseq_offset;              /* from the thread pointer         */
 };
+#define RSEQ_COVERS_CPU 1u
+#define RSEQ_COVERS_NODE 2u
+
+/* Fills the rseq fields of *s: whether the libc registered an area. */
+void vdsokit__cpu_resolve(struct vdsokit_state *s);
 
 /* Clock ids (bits) that a clock_gettime/clock_getres entry serves in user space. */
 static inline uint32_t entry_clocks(const struct vdsokit_entry *e)

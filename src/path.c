@@ -74,7 +74,12 @@ VDSO_EXPORT int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vd
 				   vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
 		return 0;
 	case VDSOKIT_FN_GETCPU:
-		path_simple(p, s, &s->getcpu, "getcpu", __NR_getcpu);
+		if (s->rseq_covers) {
+			p->route = VDSOKIT_ROUTE_RSEQ;
+			p->reason = VDSOKIT_REASON_RSEQ_AREA;
+		} else {
+			path_simple(p, s, &s->getcpu, "getcpu", __NR_getcpu);
+		}
 		return 0;
 	case VDSOKIT_FN_GETRANDOM:
 		if (s->getrandom.fn && !vdsokit__random_vdso_usable())
@@ -120,6 +125,7 @@ VDSO_EXPORT const char *vdsokit_route_name(enum vdsokit_route route)
 	case VDSOKIT_ROUTE_SYSCALL: return "syscall";
 	case VDSOKIT_ROUTE_REGISTER: return "register";
 	case VDSOKIT_ROUTE_NONE: return "none";
+	case VDSOKIT_ROUTE_RSEQ: return "rseq";
 	}
 	return "unknown";
 }
@@ -141,6 +147,8 @@ VDSO_EXPORT const char *vdsokit_reason_text(enum vdsokit_reason reason)
 		return "the 32-bit-time entry overflowed (past 2038) and is no longer called";
 	case VDSOKIT_REASON_ENTRY_IS_SYSCALL:
 		return "the vDSO entry only makes the syscall: the library makes it directly";
+	case VDSOKIT_REASON_RSEQ_AREA:
+		return "read from the libc's rseq area (node too where the kernel fills it)";
 	}
 	return "unknown";
 }

@@ -208,6 +208,7 @@ void vdsokit_resolve(struct vdsokit_state *s)
 	size_t size;
 
 	memset(s, 0, sizeof(*s));
+	vdsokit__cpu_resolve(s); /* the rseq area needs no vDSO */
 	int err = locate(&base, &size);
 	if (err == -ENOENT) {
 		s->image_reason = VDSOKIT_REASON_NO_VDSO;
@@ -243,6 +244,11 @@ static const struct vdsokit_state *publish(const struct vdsokit_state *s)
 	 * include/vdsokit.h) reads its own copy, published last: a thread that
 	 * sees its mask sees the state.
 	 */
+	if (s->rseq_covers & RSEQ_COVERS_CPU) {
+		/* cpu_id is the second u32 of struct rseq. */
+		vdsokit__fast.rseq_cpu_offset = s->rseq_offset + 4;
+		__atomic_store_n(&vdsokit__fast.rseq_cpu, 1, __ATOMIC_RELEASE);
+	}
 	if (LIB_FASTPATH_INLINE) {
 		vdsokit__fast.gettime = (vdsokit_fast_clock_fn)(uintptr_t)s->gettime.fn;
 		vdsokit__fast.getres = (vdsokit_fast_clock_fn)(uintptr_t)s->getres.fn;
