@@ -20,14 +20,15 @@
 #define ROUNDS 200
 #define TIMEOUT_SECONDS 30
 
-static volatile sig_atomic_t handled, handler_result, looping;
+/* Shared between threads and the handler: atomics, not just volatile. */
+static int handled, handler_result, looping;
 
 static void on_usr1(int sig)
 {
 	(void)sig;
 	unsigned char buf[16];
-	handler_result = (sig_atomic_t)vdsokit_getrandom(buf, sizeof(buf), 0);
-	handled = 1;
+	__atomic_store_n(&handler_result, (int)vdsokit_getrandom(buf, sizeof(buf), 0), __ATOMIC_RELAXED);
+	__atomic_store_n(&handled, 1, __ATOMIC_RELEASE);
 }
 
 /* Sizes past the per-thread caches, so that malloc takes its arena lock. */
@@ -35,8 +36,8 @@ static void *malloc_loop(void *arg)
 {
 	(void)arg;
 	size_t size = 2000;
-	looping = 1;
-	while (!handled) {
+	__atomic_store_n(&looping, 1, __ATOMIC_RELEASE);
+	while (!__atomic_load_n(&handled, __ATOMIC_ACQUIRE)) {
 		void *p = malloc(size);
 		if (p)
 			((volatile char *)p)[0] = 1;
@@ -60,17 +61,17 @@ static int first_use_in_handler(void)
 	sigaction(SIGUSR1, &sa, NULL);
 	int failures = 0;
 	for (int round = 0; round < ROUNDS; round++) {
-		handled = 0;
-		looping = 0;
+		__atomic_store_n(&handled, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&looping, 0, __ATOMIC_RELAXED);
 		pthread_t t;
 		if (pthread_create(&t, NULL, malloc_loop, NULL))
 			return 100;
-		while (!looping)
+		while (!__atomic_load_n(&looping, __ATOMIC_ACQUIRE))
 			sched_yield();
 		usleep(200 + round % 7 * 50);
 		pthread_kill(t, SIGUSR1);
 		pthread_join(t, NULL);
-		failures += handler_result != (sig_atomic_t)sizeof(buf);
+		failures += __atomic_load_n(&handler_result, __ATOMIC_RELAXED) != (int)sizeof(buf);
 	}
 	return failures > 99 ? 99 : failures;
 }

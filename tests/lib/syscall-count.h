@@ -138,6 +138,7 @@ static int counter_start(struct syscall_counter *c, const long *nrs, int n)
 		pthread_join(c->supervisor, NULL);
 		return -1;
 	}
+	pthread_detach(c->supervisor); /* it ends when the watched threads are gone */
 	return 0;
 }
 
