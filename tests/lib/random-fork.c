@@ -82,9 +82,12 @@ static int growth_listener = -1; /* atomic: the grower's filter's fd, -2: none *
 
 static void *grower(void *arg)
 {
-	const long nrs[] = { SYS_mmap,
+	const long nrs[] = {
+#ifdef SYS_mmap
+		SYS_mmap,
+#endif
 #ifdef SYS_mmap2
-			     SYS_mmap2,
+		SYS_mmap2,
 #endif
 	};
 	int fd = counter_install_filter(nrs, sizeof(nrs) / sizeof(nrs[0]));
