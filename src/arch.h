@@ -5,7 +5,10 @@
  *   ARCH_ELF_MACHINE          e_machine of this architecture's vDSO
  *   ARCH_SYMBOLS              initialiser of the symbol table (struct arch_symbol
  *                             indexed by enum vdsokit_sym), names and version nodes
- *   arch_syscall4(n,a,b,c,d)  raw syscall, returns the value or -errno
+ *   arch_syscall4(n,a,b,c,d)  raw syscall, returns the value or -errno; or,
+ *                             where the vDSO has getrandom (its states are
+ *                             mmap'd), arch_syscall6 and ARCH_HAS_SYSCALL6 1
+ *                             instead: arch_syscall4 is then defined here
  *   arch_thread_pointer()     when ARCH_HAS_TP_REGISTER is 1
  * and may override:
  *   ARCH_VDSO_CALL5           1 when vDSO functions need an assembly call
@@ -13,7 +16,6 @@
  *   ARCH_VDSO_CLOCKS          clock ids the vDSO reads in user space
  *   ARCH_GETTIME64_NEEDS_32   trust clock_gettime64 only beside clock_gettime
  *                             or clock_getres_time64 (arm)
- *   arch_syscall6             when the vDSO has getrandom (its states are mmap'd)
  *   arch_syscall_thread_pointer()  when ARCH_HAS_SYSCALL_TP is 1: the
  *                             kernel's record of the thread pointer
  *   ARCH_VDSO_GETCPU_IS_SYSCALL  1 when the vDSO's getcpu only makes the
@@ -81,6 +83,14 @@ struct arch_symbol {
 #include "arch/m68k.h"
 #else
 #include "arch/generic.h"
+#endif
+
+#ifdef ARCH_HAS_SYSCALL6
+/* One syscall sequence per architecture: two zero registers cost nothing beside a syscall. */
+static inline long arch_syscall4(long n, long a, long b, long c, long d)
+{
+	return arch_syscall6(n, a, b, c, d, 0, 0);
+}
 #endif
 
 #ifndef ARCH_VDSO_CLOCKS

@@ -10,17 +10,6 @@
 	[SYM_GETRANDOM]     = { "__kernel_getrandom",     "LINUX_2.6.39" }, \
 }
 
-static inline long arch_syscall4(long n, long a, long b, long c, long d)
-{
-	register long x8 __asm__("x8") = n;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-	__asm__ volatile("svc 0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
-	return x0;
-}
-
 #define ARCH_HAS_SYSCALL6 1
 static inline long arch_syscall6(long n, long a, long b, long c, long d, long e, long f)
 {

@@ -31,11 +31,6 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 }
 #define ARCH_HAS_SYSCALL6 1
 
-static inline long arch_syscall4(long n, long a, long b, long c, long d)
-{
-	return arch_syscall6(n, a, b, c, d, 0, 0);
-}
-
 #define ARCH_HAS_TP_REGISTER 1
 static inline void *arch_thread_pointer(void)
 {

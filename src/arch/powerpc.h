@@ -48,11 +48,6 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 }
 #define ARCH_HAS_SYSCALL6 1
 
-static inline long arch_syscall4(long n, long a, long b, long c, long d)
-{
-	return arch_syscall6(n, a, b, c, d, 0, 0);
-}
-
 /*
  * Calls a vDSO function with up to five arguments.  The asm makes a call
  * the compiler cannot see, so it opens its own stack frame below the red

@@ -35,17 +35,6 @@
  */
 #define ARCH_VDSO_GETCPU_IS_SYSCALL 1
 
-static inline long arch_syscall4(long n, long a, long b, long c, long d)
-{
-	register long a7 __asm__("a7") = n;
-	register long a0 __asm__("a0") = a;
-	register long a1 __asm__("a1") = b;
-	register long a2 __asm__("a2") = c;
-	register long a3 __asm__("a3") = d;
-	__asm__ volatile("ecall" : "+r"(a0) : "r"(a7), "r"(a1), "r"(a2), "r"(a3) : "memory");
-	return a0;
-}
-
 #define ARCH_HAS_SYSCALL6 1
 static inline long arch_syscall6(long n, long a, long b, long c, long d, long e, long f)
 {

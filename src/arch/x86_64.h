@@ -26,17 +26,6 @@
 }
 
 /* x32 syscall numbers from <asm/unistd.h> already carry __X32_SYSCALL_BIT. */
-static inline long arch_syscall4(long n, long a, long b, long c, long d)
-{
-	register long r10 __asm__("r10") = d;
-	long ret;
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
-
 #define ARCH_HAS_SYSCALL6 1
 static inline long arch_syscall6(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -57,7 +46,7 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 static inline void *arch_syscall_thread_pointer(void)
 {
 	unsigned long fs = 0;
-	return arch_syscall4(__NR_arch_prctl, 0x1003 /* ARCH_GET_FS */, (long)&fs, 0, 0) == 0
+	return arch_syscall6(__NR_arch_prctl, 0x1003 /* ARCH_GET_FS */, (long)&fs, 0, 0, 0, 0) == 0
 		       ? (void *)fs : (void *)0;
 }
 #endif
