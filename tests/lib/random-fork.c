@@ -63,6 +63,18 @@ static int child_checks_new_thread(void)
 	return verdict;
 }
 
+/* Runs in_child() in a forked child; its wait status. */
+static int in_child_process(int (*in_child)(void))
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(in_child());
+	int status = 0;
+	waitpid(pid, &status, 0);
+	return status;
+}
+
 static const char *verdict_text(int status)
 {
 	if (WIFSIGNALED(status))
@@ -118,12 +130,7 @@ static int fork_during_growth(void)
 	struct seccomp_notif req;
 	if (counter_receive(fd, &req)) /* the grower now waits inside its mmap */
 		return SETUP_FAILED;
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(child_checks_new_thread());
-	int status = 0;
-	waitpid(pid, &status, 0);
+	int status = in_child_process(child_checks_new_thread);
 	counter_continue(fd, &req);
 	/* Any later mmap of the grower's growth runs too. */
 	while (counter_receive(fd, &req) == 0)
@@ -176,12 +183,7 @@ static void forks_during_first_use(void)
 		pthread_create(&churners[i], NULL, churn, NULL);
 	int bad = 0, first_bad_status = 0;
 	for (int i = 0; i < FORKS; i++) {
-		fflush(stdout);
-		pid_t pid = fork();
-		if (pid == 0)
-			_exit(child_checks_new_thread());
-		int status = 0;
-		waitpid(pid, &status, 0);
+		int status = in_child_process(child_checks_new_thread);
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != PASSED) {
 			if (!bad++)
 				first_bad_status = status;
@@ -210,12 +212,7 @@ int main(void)
 		forks_during_first_use();
 		return done_testing();
 	}
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(fork_during_growth());
-	int status = 0;
-	waitpid(pid, &status, 0);
+	int status = in_child_process(fork_during_growth);
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 	if (code == NO_SECCOMP) {
 		skip("no seccomp filters here: the growth window cannot be pinned");
