@@ -34,12 +34,12 @@ static char *final_target(const char *path)
 static int open_direct(struct cli_output_file *o, const char *cmd)
 {
 	int fd = open(o->path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return cli_error(cmd, o->path, "%s", strerror(errno));
-	o->stream = fdopen(fd, "w");
-	if (!o->stream) {
+	if (fd >= 0 && !(o->stream = fdopen(fd, "w")))
 		close(fd);
-		return cli_error(cmd, o->path, "%s", strerror(errno));
+	if (!o->stream) {
+		int err = errno;
+		cli_output_abort(o);
+		return cli_error(cmd, o->path, "%s", strerror(err));
 	}
 	return 0;
 }
@@ -55,8 +55,10 @@ int cli_output_open(struct cli_output_file *o, const char *cmd, const char *path
 
 	struct stat st;
 	bool exists = stat(o->target, &st) == 0;
-	if (exists && S_ISDIR(st.st_mode))
+	if (exists && S_ISDIR(st.st_mode)) {
+		cli_output_abort(o);
 		return cli_error(cmd, path, "is a directory");
+	}
 	if ((exists && !S_ISREG(st.st_mode)) || (!exists && errno != ENOENT))
 		return open_direct(o, cmd);
 	if (!exists) {
@@ -68,15 +70,18 @@ int cli_output_open(struct cli_output_file *o, const char *cmd, const char *path
 
 	size_t length = strlen(o->target);
 	o->temp = malloc(length + sizeof(".tmp-XXXXXX"));
-	if (!o->temp)
+	if (!o->temp) {
+		cli_output_abort(o);
 		return cli_error(cmd, path, "out of memory");
+	}
 	memcpy(o->temp, o->target, length);
 	memcpy(o->temp + length, ".tmp-XXXXXX", sizeof(".tmp-XXXXXX"));
 	int fd = mkostemp(o->temp, O_CLOEXEC);
 	if (fd < 0) {
 		int err = errno;
 		free(o->temp);
-		o->temp = NULL;
+		o->temp = NULL;   /* not created: nothing to remove */
+		cli_output_abort(o);
 		return cli_error(cmd, path, "%s", strerror(err));
 	}
 	/* mkstemp makes 0600: keep an existing file's mode, give a new one 0644 less umask. */
