@@ -61,6 +61,12 @@ int cli_output_open(struct cli_output_file *o, const char *cmd, const char *path
 	}
 	if ((exists && !S_ISREG(st.st_mode)) || (!exists && errno != ENOENT))
 		return open_direct(o, cmd);
+	/* A rename would replace a file we may not write: refuse as open() would. */
+	if (exists && access(o->target, W_OK) != 0) {
+		int err = errno;
+		cli_output_abort(o);
+		return cli_error(cmd, path, "%s", strerror(err));
+	}
 	if (!exists) {
 		/* A dangling symlink: follow it by writing through it. */
 		struct stat lst;

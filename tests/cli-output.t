@@ -56,6 +56,21 @@ check "a write that fails (ulimit -f 1) exits non-zero" test "$status" -ne 0
 check "... and leaves the old file as it was" grep -qx precious "$tmp/keep2.so"
 check "... and no temporary file" sh -c "[ \$(ls '$tmp' | grep -c 'keep2.so.tmp') -eq 0 ]"
 
+# A file we may not write, in a directory we may: refused, as open() would
+# (a rename would have replaced it).
+if [ "$(id -u)" = 0 ] && have setpriv; then
+	mkdir "$tmp/shared" && chmod 777 "$tmp/shared" && chmod 755 "$tmp"
+	echo keep >"$tmp/shared/theirs.so" && chmod 644 "$tmp/shared/theirs.so"
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$vdsokit" dump -o "$tmp/shared/theirs.so" \
+		>"$tmp/out" 2>"$tmp/err"
+	status=$?
+	expect_error "dump -o a file this user may not write" 2 "theirs.so: Permission denied"
+	check "... which is left as it was" grep -qx keep "$tmp/shared/theirs.so"
+else
+	skip "not root, or no setpriv: cannot act as another user"
+	skip "not root, or no setpriv"
+fi
+
 # A FIFO: written directly (a reader gets the image), never removed.
 mkfifo "$tmp/fifo"
 cat "$tmp/fifo" >"$tmp/from-fifo" &
