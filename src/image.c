@@ -153,22 +153,37 @@ static int parse_header(struct vdsokit_image *img)
 	return VDSOKIT_IMAGE_OK;
 }
 
+/*
+ * The program header table of a parsed ELF header: where it starts and how
+ * many entries, checked to be of this class's size and inside the image.
+ */
+static int program_header_table(const struct vdsokit_image *img, size_t *phoff, unsigned *phnum)
+{
+	const struct elf_layout *L = layout_of(img);
+	uint64_t off = rdword(img, L->e_phoff);
+	unsigned entsize = rd16(img, L->e_phentsize), n = rd16(img, L->e_phnum);
+	if (entsize != L->phdr_size || n == 0 || !in_image(img, off, (uint64_t)n * entsize))
+		return VDSOKIT_IMAGE_BAD_PHDR;
+	*phoff = (size_t)off;
+	*phnum = n;
+	return VDSOKIT_IMAGE_OK;
+}
+
 /* Finds PT_LOAD, PT_DYNAMIC and the build-id note. */
 static int parse_program_headers(struct vdsokit_image *img, size_t *dyn_off, size_t *dyn_size)
 {
 	const struct elf_layout *L = layout_of(img);
-	uint64_t phoff = rdword(img, L->e_phoff);
-	unsigned phentsize = rd16(img, L->e_phentsize), phnum = rd16(img, L->e_phnum);
+	size_t phoff;
+	unsigned phnum;
 	int have_load = 0, have_dynamic = 0;
 	uint64_t dyn_filesz = 0;
 
-	if (phentsize != L->phdr_size || phnum == 0 ||
-	    !in_image(img, phoff, (uint64_t)phnum * phentsize))
-		return VDSOKIT_IMAGE_BAD_PHDR;
-
+	int err = program_header_table(img, &phoff, &phnum);
+	if (err)
+		return err;
 	img->exec_lo = img->exec_hi = 0;
 	for (unsigned i = 0; i < phnum; i++) {
-		size_t ph = (size_t)phoff + (size_t)i * phentsize;
+		size_t ph = phoff + (size_t)i * L->phdr_size;
 		uint32_t type = rd32(img, ph + L->p_type);
 		uint64_t offset = rdword(img, ph + L->p_offset);
 		uint64_t vaddr = rdword(img, ph + L->p_vaddr);
@@ -215,14 +230,14 @@ int vdsokit__image_extent(const void *data, size_t avail, size_t *extent)
 	if (err)
 		return err;
 	const struct elf_layout *L = layout_of(&img);
-	uint64_t phoff = rdword(&img, L->e_phoff);
-	unsigned phentsize = rd16(&img, L->e_phentsize), phnum = rd16(&img, L->e_phnum);
-	if (phentsize != L->phdr_size || phnum == 0 ||
-	    !in_image(&img, phoff, (uint64_t)phnum * phentsize))
-		return VDSOKIT_IMAGE_BAD_PHDR;
+	size_t phoff;
+	unsigned phnum;
+	err = program_header_table(&img, &phoff, &phnum);
+	if (err)
+		return err;
 	uint64_t end = 0;
 	for (unsigned i = 0; i < phnum; i++) {
-		size_t ph = (size_t)phoff + (size_t)i * phentsize;
+		size_t ph = phoff + (size_t)i * L->phdr_size;
 		if (rd32(&img, ph + L->p_type) != PT_LOAD)
 			continue;
 		uint64_t offset = rdword(&img, ph + L->p_offset);
