@@ -5,9 +5,12 @@
  * syscall, silently), and no two live threads' states share a cache line
  * (128 bytes: the longest line, or line pair, of the architectures with a
  * vDSO getrandom; s390's 256).  Reads the library's states through its test
- * hook vdsokit__random_thread_state.
+ * hook vdsokit__random_thread_state.  A thread that finds another one
+ * mapping more states takes the syscall for that call (nothing waits): each
+ * thread calls until it holds one.
  */
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +27,7 @@ void *vdsokit__random_thread_state(size_t *len);
 #define LINE 128
 #endif
 #define THREADS 48
+#define TRIES 1000
 
 /* The kernel's struct vgetrandom_opaque_params. */
 struct opaque_params {
@@ -36,7 +40,11 @@ static uintptr_t states[THREADS];
 static void *take_state(void *arg)
 {
 	unsigned char buf[16];
-	vdsokit_getrandom(buf, sizeof(buf), 0);
+	for (int i = 0; i < TRIES && !vdsokit__random_thread_state(NULL); i++) {
+		if (i)
+			sched_yield();
+		vdsokit_getrandom(buf, sizeof(buf), 0);
+	}
 	states[(size_t)arg] = (uintptr_t)vdsokit__random_thread_state(NULL);
 	pthread_barrier_wait(&all_have_one); /* alive until every thread holds one */
 	return NULL;

@@ -14,6 +14,7 @@
 
 #include "vdsokit.h"
 #include "../tap.h"
+#include "crng-ready.h"
 #include "syscall-count.h"
 #include "timens.h"
 
@@ -134,6 +135,7 @@ static void checks_in_time_namespace(void)
 int main(void)
 {
 	vdsokit_init();
+	wait_for_crng_ready();
 	int counted = count_all("here");
 	if (counted < 0) {
 		check_routes_without_seccomp();
