@@ -5,13 +5,14 @@
  * The vDSO generates from a per-thread opaque state that the kernel sizes
  * and wipes: the library asks for the state's size, protection and mmap
  * flags once, maps states in pages shared by many threads (never one
- * across a page boundary), gives each thread one on its first call, and
- * takes it back when the thread exits, for the next thread.  The kernel's
- * mmap flags (MAP_DROPPABLE) make a forked child see its states wiped, so
- * parent and child never repeat each other's output.
+ * across a page boundary, each on its own cache line), gives each thread
+ * one on its first call, and takes back the states of exited threads when
+ * it runs out.  The kernel's mmap flags (MAP_DROPPABLE) make a forked child
+ * see its states wiped, so parent and child never repeat each other's output.
  *
- * Nothing here blocks: when the state cannot be had — pool busy in another
- * thread, allocation failed, or a signal handler interrupting this thread's
+ * Nothing here blocks, allocates or takes a lock, so the first call may be
+ * in a signal handler: when the state cannot be had — another thread adding
+ * states, mapping failed, or a signal handler interrupting this thread's
  * own call — that call takes the syscall.
  */
 #include <pthread.h>
