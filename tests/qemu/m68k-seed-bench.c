@@ -63,35 +63,21 @@ static volatile unsigned long sink;
 
 /* ---- the calls: one int-returning function per cell ---------------------- */
 
-static int sys_gettime(void)
+/* The clock cells: one runner, calling the entry chosen for the cell. */
+static clock_fn cell_clock_fn;
+
+static int clock_cell(void)
 {
 	struct vdsokit_timespec ts;
-	return (int)syscall(SYS_clock_gettime64, bench_clock, &ts);
+	return cell_clock_fn(bench_clock, &ts);
 }
-static int raw_gettime(void)
+static int sys_clock_gettime64(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	struct vdsokit_timespec ts;
-	return vdso_gettime(bench_clock, &ts);
+	return (int)syscall(SYS_clock_gettime64, clock, ts);
 }
-static int kit_gettime(void)
+static int sys_clock_getres_time64(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	struct vdsokit_timespec ts;
-	return vdsokit_clock_gettime(bench_clock, &ts);
-}
-static int sys_getres(void)
-{
-	struct vdsokit_timespec ts;
-	return (int)syscall(SYS_clock_getres_time64, bench_clock, &ts);
-}
-static int raw_getres(void)
-{
-	struct vdsokit_timespec ts;
-	return vdso_getres(bench_clock, &ts);
-}
-static int kit_getres(void)
-{
-	struct vdsokit_timespec ts;
-	return vdsokit_clock_getres(bench_clock, &ts);
+	return (int)syscall(SYS_clock_getres_time64, clock, ts);
 }
 static int sys_gtod(void)
 {
@@ -173,12 +159,16 @@ static double batch_ns_per_call(int (*fn)(void), long n)
 
 /* ---- the table -------------------------------------------------------- */
 
+/* A cell calls run(), or for a clock row the clock entry clock; neither: not measured. */
+struct cell {
+	int (*run)(void);
+	clock_fn clock;
+};
+
 struct row {
 	const char *name;
 	clockid_t clock;
-	int (*sys)(void), (*raw)(void), (*kit)(void);
-	int needs_vdso; /* the raw column needs this entry resolved */
-	const void *const *entry;
+	struct cell cells[3]; /* syscall, vDSO, libvdsokit */
 	double fig[3];
 };
 
@@ -215,40 +205,46 @@ int main(void)
 	     vdso_getres ? "yes" : "no", vdso_gettimeofday ? "yes" : "no",
 	     vdso_get_thread_area ? "yes" : "no");
 
+	/* The vDSO column only where the entry (or the data-page slot) is there. */
+	int (*raw_tp_cell)(void) = vdso_get_thread_area ? raw_tp : NULL;
+	int (*raw_gtod_cell)(void) = vdso_gettimeofday ? raw_gtod : NULL;
+	int (*slot_cell)(void) = data_page_slot ? slot_tp : NULL;
+#define GETTIME_CELLS { { NULL, sys_clock_gettime64 }, { NULL, vdso_gettime }, \
+			{ NULL, vdsokit_clock_gettime } }
 	struct row rows[] = {
-		{ "clock_gettime64(REALTIME)", CLOCK_REALTIME, sys_gettime, raw_gettime, kit_gettime, 1,
-		  (const void *const *)&vdso_gettime, { 0 } },
-		{ "clock_gettime64(MONOTONIC)", CLOCK_MONOTONIC, sys_gettime, raw_gettime, kit_gettime, 1,
-		  (const void *const *)&vdso_gettime, { 0 } },
-		{ "clock_gettime64(REALTIME_COARSE)", CLOCK_REALTIME_COARSE, sys_gettime, raw_gettime,
-		  kit_gettime, 1, (const void *const *)&vdso_gettime, { 0 } },
-		{ "clock_gettime64(MONOTONIC_COARSE)", CLOCK_MONOTONIC_COARSE, sys_gettime, raw_gettime,
-		  kit_gettime, 1, (const void *const *)&vdso_gettime, { 0 } },
-		{ "clock_gettime64(BOOTTIME)", CLOCK_BOOTTIME, sys_gettime, raw_gettime, kit_gettime, 1,
-		  (const void *const *)&vdso_gettime, { 0 } },
-		{ "clock_getres_time64(MONOTONIC)", CLOCK_MONOTONIC, sys_getres, raw_getres, kit_getres, 1,
-		  (const void *const *)&vdso_getres, { 0 } },
-		{ "gettimeofday", 0, sys_gtod, raw_gtod, kit_gtod, 1,
-		  (const void *const *)&vdso_gettimeofday, { 0 } },
-		{ "thread pointer (get_thread_area)", 0, sys_tp, raw_tp, kit_tp, 1,
-		  (const void *const *)&vdso_get_thread_area, { 0 } },
-		{ "thread pointer, load at AT_SYSINFO_EHDR-4096", 0, NULL, slot_tp, NULL, 1,
-		  (const void *const *)&data_page_slot, { 0 } },
-		{ "thread pointer, glibc __m68k_read_tp", 0, glibc_tp, NULL, NULL, 0, NULL, { 0 } },
+		{ "clock_gettime64(REALTIME)", CLOCK_REALTIME, GETTIME_CELLS, { 0 } },
+		{ "clock_gettime64(MONOTONIC)", CLOCK_MONOTONIC, GETTIME_CELLS, { 0 } },
+		{ "clock_gettime64(REALTIME_COARSE)", CLOCK_REALTIME_COARSE, GETTIME_CELLS, { 0 } },
+		{ "clock_gettime64(MONOTONIC_COARSE)", CLOCK_MONOTONIC_COARSE, GETTIME_CELLS, { 0 } },
+		{ "clock_gettime64(BOOTTIME)", CLOCK_BOOTTIME, GETTIME_CELLS, { 0 } },
+		{ "clock_getres_time64(MONOTONIC)", CLOCK_MONOTONIC,
+		  { { NULL, sys_clock_getres_time64 }, { NULL, vdso_getres }, { NULL, vdsokit_clock_getres } },
+		  { 0 } },
+		{ "gettimeofday", 0, { { sys_gtod, NULL }, { raw_gtod_cell, NULL }, { kit_gtod, NULL } },
+		  { 0 } },
+		{ "thread pointer (get_thread_area)", 0,
+		  { { sys_tp, NULL }, { raw_tp_cell, NULL }, { kit_tp, NULL } }, { 0 } },
+		{ "thread pointer, load at AT_SYSINFO_EHDR-4096", 0,
+		  { { NULL, NULL }, { slot_cell, NULL }, { NULL, NULL } }, { 0 } },
+		{ "thread pointer, glibc __m68k_read_tp", 0,
+		  { { glibc_tp, NULL }, { NULL, NULL }, { NULL, NULL } }, { 0 } },
 	};
+#undef GETTIME_CELLS
 	const size_t n_rows = sizeof(rows) / sizeof(rows[0]);
 
 	for (size_t i = 0; i < n_rows; i++) {
 		struct row *r = &rows[i];
-		int (*cells[3])(void) = { r->sys, r->raw, r->kit };
 		int errors[3] = { 0, 0, 0 }, measured = 0;
 		long calls[3] = { 0, 0, 0 };
+		int (*run[3])(void);
 		bench_clock = r->clock;
 		for (int c = 0; c < 3; c++) {
 			r->fig[c] = -1;
-			if (!cells[c] || (c == 1 && r->needs_vdso && !*r->entry))
+			run[c] = r->cells[c].clock ? clock_cell : r->cells[c].run;
+			if (!run[c])
 				continue;
-			calls[c] = calibrate(cells[c], &errors[c]);
+			cell_clock_fn = r->cells[c].clock;
+			calls[c] = calibrate(run[c], &errors[c]);
 			measured++;
 		}
 		if (!measured) {
@@ -259,7 +255,8 @@ int main(void)
 			for (int c = 0; c < 3; c++) {
 				if (!calls[c])
 					continue;
-				double t = batch_ns_per_call(cells[c], calls[c]);
+				cell_clock_fn = r->cells[c].clock;
+				double t = batch_ns_per_call(run[c], calls[c]);
 				if (r->fig[c] < 0 || t < r->fig[c])
 					r->fig[c] = t;
 			}
