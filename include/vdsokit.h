@@ -325,31 +325,25 @@ int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res)
 	(defined(__LP64__) || (defined(__x86_64__) && defined(__ILP32__)))
 #define VDSOKIT_INLINE_GETTIME 1
 
+/*
+ * clock_gettime and clock_getres alike: a clock in the entry's mask goes to
+ * the vDSO, whose -ENOSYS goes to the syscall (asking the vDSO again would
+ * only repeat it); anything else to the library's full function.
+ */
 static inline __attribute__((always_inline)) int
-vdsokit__clock_gettime_inline(clockid_t clock, struct vdsokit_timespec *ts)
+vdsokit__clock_inline(const uint32_t *mask, int (*const *entry)(clockid_t, struct vdsokit_timespec *),
+		      int (*syscall_fn)(clockid_t, struct vdsokit_timespec *),
+		      int (*other_fn)(clockid_t, struct vdsokit_timespec *), clockid_t clock,
+		      struct vdsokit_timespec *ts)
 {
-	uint32_t clocks = __atomic_load_n(&vdsokit__fast.gettime_clocks, __ATOMIC_ACQUIRE);
+	uint32_t clocks = __atomic_load_n(mask, __ATOMIC_ACQUIRE);
 	if (__builtin_expect((unsigned)clock < 31 && (clocks >> clock) & 1, 1)) {
-		int r = vdsokit__fast.gettime(clock, ts);
+		int r = (*entry)(clock, ts);
 		if (__builtin_expect(r != -ENOSYS, 1))
 			return r;
-		/* The vDSO asks for the syscall: asking it again would only repeat that. */
-		return vdsokit__clock_gettime_syscall(clock, ts);
+		return syscall_fn(clock, ts);
 	}
-	return vdsokit__clock_gettime_slow(clock, ts);
-}
-
-static inline __attribute__((always_inline)) int
-vdsokit__clock_getres_inline(clockid_t clock, struct vdsokit_timespec *res)
-{
-	uint32_t clocks = __atomic_load_n(&vdsokit__fast.getres_clocks, __ATOMIC_ACQUIRE);
-	if (__builtin_expect((unsigned)clock < 31 && (clocks >> clock) & 1, 1)) {
-		int r = vdsokit__fast.getres(clock, res);
-		if (__builtin_expect(r != -ENOSYS, 1))
-			return r;
-		return vdsokit__clock_getres_syscall(clock, res);
-	}
-	return vdsokit_clock_getres(clock, res);
+	return other_fn(clock, ts);
 }
 
 /* 64-bit time here: the vDSO's time() cannot fail nor wrap. */
@@ -382,8 +376,13 @@ static inline __attribute__((always_inline)) int vdsokit__getcpu_inline(unsigned
 }
 #define vdsokit_getcpu(cpu, node) vdsokit__getcpu_inline((cpu), (node))
 #endif
-#define vdsokit_clock_gettime(clock, ts) vdsokit__clock_gettime_inline((clock), (ts))
-#define vdsokit_clock_getres(clock, res) vdsokit__clock_getres_inline((clock), (res))
+#define vdsokit_clock_gettime(clock, ts)                                              \
+	vdsokit__clock_inline(&vdsokit__fast.gettime_clocks, &vdsokit__fast.gettime,     \
+			      vdsokit__clock_gettime_syscall, vdsokit__clock_gettime_slow,  \
+			      (clock), (ts))
+#define vdsokit_clock_getres(clock, res)                                             \
+	vdsokit__clock_inline(&vdsokit__fast.getres_clocks, &vdsokit__fast.getres,       \
+			      vdsokit__clock_getres_syscall, vdsokit_clock_getres, (clock), (res))
 #define vdsokit_time(t) vdsokit__time_inline(t)
 #endif
 
