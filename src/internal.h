@@ -35,6 +35,7 @@ typedef int64_t (*vdsokit_fast_time_fn)(int64_t *);
 /* A vDSO entry chosen for one library function. */
 struct vdsokit_entry {
 	const void *fn;        /* callable address, NULL: use the syscall   */
+	const char *version;   /* the version node it matched, NULL unversioned */
 	unsigned time64;       /* takes 64-bit time (else 32-bit, convert)  */
 	enum vdsokit_sym sym;     /* which table slot it came from             */
 	enum vdsokit_reason reason; /* why fn is NULL, or OK / TIME32          */
@@ -60,9 +61,6 @@ struct vdsokit_state {
 	struct vdsokit_image parsed;
 	enum vdsokit_reason image_reason;      /* NO_VDSO, BAD_IMAGE or OK     */
 	int image_error;                    /* vdsokit_image_error when BAD    */
-	/* Every known symbol of this architecture, resolved or NULL. */
-	const void *sym_addr[SYM_COUNT];
-	const char *sym_version[SYM_COUNT]; /* version matched, NULL unversioned */
 	struct vdsokit_entry gettime, getres, gettimeofday, time, getcpu, getrandom, thread_area;
 	/* getcpu from the libc's rseq area (src/cpu.c): what it covers, and where. */
 	unsigned rseq_covers;               /* RSEQ_COVERS_* bits, 0: not used */

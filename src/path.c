@@ -13,32 +13,32 @@ static void path_syscall(struct vdsokit_path *p, enum vdsokit_reason why, const 
 	p->syscall_nr = nr;
 }
 
-static void path_vdso(struct vdsokit_path *p, const struct vdsokit_state *s, const struct vdsokit_entry *e)
+static void path_vdso(struct vdsokit_path *p, const struct vdsokit_entry *e)
 {
 	p->route = VDSOKIT_ROUTE_VDSO;
 	p->reason = e->reason; /* OK, or TIME32 for a 32-bit-time entry */
 	p->symbol = vdsokit_arch_symbols[e->sym].name;
-	p->version = s->sym_version[e->sym];
+	p->version = e->version;
 	p->address = e->fn;
 }
 
 /* A function served by one entry or one syscall. */
-static void path_simple(struct vdsokit_path *p, const struct vdsokit_state *s, const struct vdsokit_entry *e,
+static void path_simple(struct vdsokit_path *p, const struct vdsokit_entry *e,
 			const char *sysname, long nr)
 {
 	if (entry_in_use(e))
-		path_vdso(p, s, e);
+		path_vdso(p, e);
 	else
 		path_syscall(p, e->fn ? VDSOKIT_REASON_TIME32_OVERFLOWED : e->reason, sysname, nr);
 }
 
-static void path_clock(struct vdsokit_path *p, const struct vdsokit_state *s, const struct vdsokit_entry *e,
+static void path_clock(struct vdsokit_path *p, const struct vdsokit_entry *e,
 		       clockid_t clock, const char *sysname, long nr)
 {
 	if (!entry_in_use(e))
 		path_syscall(p, e->fn ? VDSOKIT_REASON_TIME32_OVERFLOWED : e->reason, sysname, nr);
 	else if ((unsigned)clock < 32 && (entry_clocks(e) >> clock) & 1)
-		path_vdso(p, s, e);
+		path_vdso(p, e);
 	else
 		/* The vDSO would only make this syscall itself: the library makes it. */
 		path_syscall(p, VDSOKIT_REASON_CLOCK_IN_KERNEL, sysname, nr);
@@ -51,26 +51,26 @@ VDSO_EXPORT int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vd
 	p->syscall_nr = -1;
 	switch (fn) {
 	case VDSOKIT_FN_CLOCK_GETTIME:
-		path_clock(p, s, &s->gettime, clock,
+		path_clock(p, &s->gettime, clock,
 			   vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
 		return 0;
 	case VDSOKIT_FN_CLOCK_GETRES:
-		path_clock(p, s, &s->getres, clock,
+		path_clock(p, &s->getres, clock,
 			   vdsokit__sys_clock_getres_name(), vdsokit__sys_clock_getres_nr());
 		return 0;
 	case VDSOKIT_FN_GETTIMEOFDAY:
 #if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
-		path_simple(p, s, &s->gettimeofday, "gettimeofday", __NR_gettimeofday);
+		path_simple(p, &s->gettimeofday, "gettimeofday", __NR_gettimeofday);
 #else
-		path_simple(p, s, &s->gettimeofday, vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
+		path_simple(p, &s->gettimeofday, vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
 #endif
 		return 0;
 	case VDSOKIT_FN_TIME:
 		if (entry_in_use(&s->time))
-			path_vdso(p, s, &s->time);
+			path_vdso(p, &s->time);
 		else
 			/* time() is the seconds of CLOCK_REALTIME_COARSE, whichever way it goes. */
-			path_clock(p, s, &s->gettime, CLOCK_REALTIME_COARSE,
+			path_clock(p, &s->gettime, CLOCK_REALTIME_COARSE,
 				   vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
 		return 0;
 	case VDSOKIT_FN_GETCPU:
@@ -78,21 +78,21 @@ VDSO_EXPORT int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vd
 			p->route = VDSOKIT_ROUTE_RSEQ;
 			p->reason = VDSOKIT_REASON_RSEQ_AREA;
 		} else {
-			path_simple(p, s, &s->getcpu, "getcpu", __NR_getcpu);
+			path_simple(p, &s->getcpu, "getcpu", __NR_getcpu);
 		}
 		return 0;
 	case VDSOKIT_FN_GETRANDOM:
 		if (s->getrandom.fn && !vdsokit__random_vdso_usable())
 			path_syscall(p, VDSOKIT_REASON_NO_STATE, "getrandom", __NR_getrandom);
 		else
-			path_simple(p, s, &s->getrandom, "getrandom", __NR_getrandom);
+			path_simple(p, &s->getrandom, "getrandom", __NR_getrandom);
 		return 0;
 	case VDSOKIT_FN_THREAD_POINTER:
 #if ARCH_HAS_TP_REGISTER
 		p->route = VDSOKIT_ROUTE_REGISTER;
 		p->reason = VDSOKIT_REASON_ABI_REGISTER;
 #elif defined(__NR_get_thread_area)
-		path_simple(p, s, &s->thread_area, "get_thread_area", __NR_get_thread_area);
+		path_simple(p, &s->thread_area, "get_thread_area", __NR_get_thread_area);
 #else
 		p->route = VDSOKIT_ROUTE_NONE;
 		p->reason = VDSOKIT_REASON_NOT_ON_ARCH;

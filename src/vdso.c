@@ -117,17 +117,25 @@ static int locate(const void **base, size_t *size)
 	return 0;
 }
 
-static void resolve_symbols(struct vdsokit_state *s)
+/* Every known symbol of this architecture, resolved or NULL: only while choosing. */
+struct resolved_symbols {
+	const void *addr[SYM_COUNT];
+	const char *version[SYM_COUNT]; /* version matched, NULL unversioned */
+};
+
+static void resolve_symbols(const struct vdsokit_image *img, struct resolved_symbols *r)
 {
 	for (int i = 0; i < SYM_COUNT; i++) {
 		const struct arch_symbol *want = &vdsokit_arch_symbols[i];
 		struct vdsokit_symbol sym;
+		r->addr[i] = NULL;
+		r->version[i] = NULL;
 		if (!want->name)
 			continue;
-		if (vdsokit_image_lookup(s->image, want->name, want->version, &sym) == 0 &&
-		    vdsokit__image_symbol_is_callable(s->image, &sym)) {
-			s->sym_addr[i] = sym.address;
-			s->sym_version[i] = sym.version;
+		if (vdsokit_image_lookup(img, want->name, want->version, &sym) == 0 &&
+		    vdsokit__image_symbol_is_callable(img, &sym)) {
+			r->addr[i] = sym.address;
+			r->version[i] = sym.version;
 		}
 	}
 }
@@ -138,12 +146,16 @@ static enum vdsokit_reason absent(enum vdsokit_sym sym)
 	return vdsokit_arch_symbols[sym].name ? VDSOKIT_REASON_SYMBOL_ABSENT : VDSOKIT_REASON_NOT_ON_ARCH;
 }
 
-static struct vdsokit_entry entry_native(const struct vdsokit_state *s, enum vdsokit_sym sym)
+static struct vdsokit_entry entry_of(const struct resolved_symbols *r, enum vdsokit_sym sym,
+				   unsigned time64, enum vdsokit_reason reason)
 {
-	struct vdsokit_entry e = { .sym = sym, .time64 = ARCH_NATIVE_TIME64 };
-	e.fn = s->sym_addr[sym];
-	e.reason = e.fn ? VDSOKIT_REASON_OK : absent(sym);
-	return e;
+	return (struct vdsokit_entry){ .fn = r->addr[sym], .version = r->version[sym], .sym = sym,
+				       .time64 = time64, .reason = reason };
+}
+
+static struct vdsokit_entry entry_native(const struct resolved_symbols *r, enum vdsokit_sym sym)
+{
+	return entry_of(r, sym, ARCH_NATIVE_TIME64, r->addr[sym] ? VDSOKIT_REASON_OK : absent(sym));
 }
 
 /*
@@ -154,44 +166,40 @@ static struct vdsokit_entry entry_native(const struct vdsokit_state *s, enum vds
  * 32-bit one or clock_getres_time64 (pre-5.8 kernels exported it broken
  * on its own).
  */
-static struct vdsokit_entry entry_time(const struct vdsokit_state *s, enum vdsokit_sym native,
-				    enum vdsokit_sym sym64)
+static struct vdsokit_entry entry_time(const struct resolved_symbols *r, enum vdsokit_sym native,
+				       enum vdsokit_sym sym64)
 {
 	if (ARCH_NATIVE_TIME64)
-		return entry_native(s, native);
+		return entry_native(r, native);
 
-	const void *fn32 = s->sym_addr[native], *fn64 = s->sym_addr[sym64];
-	struct vdsokit_entry e = { .sym = sym64, .time64 = 1, .fn = fn64, .reason = VDSOKIT_REASON_OK };
+	const void *fn32 = r->addr[native], *fn64 = r->addr[sym64];
 	/* arm: the broken pre-5.8 images had neither of the other two. */
-	if (fn64 && ARCH_GETTIME64_NEEDS_32 && !fn32 && !s->sym_addr[SYM_CLOCK_GETRES64]) {
+	if (fn64 && ARCH_GETTIME64_NEEDS_32 && !fn32 && !r->addr[SYM_CLOCK_GETRES64]) {
+		struct vdsokit_entry e = entry_of(r, sym64, 1, VDSOKIT_REASON_UNTRUSTED);
 		e.fn = NULL;
-		e.reason = VDSOKIT_REASON_UNTRUSTED;
 		return e;
 	}
 	if (fn64)
-		return e;
+		return entry_of(r, sym64, 1, VDSOKIT_REASON_OK);
 	if (fn32)
-		return (struct vdsokit_entry){ .sym = native, .time64 = 0, .fn = fn32,
-					    .reason = VDSOKIT_REASON_TIME32 };
-	e.fn = NULL;
-	e.reason = vdsokit_arch_symbols[sym64].name ? absent(sym64) : absent(native);
-	return e;
+		return entry_of(r, native, 0, VDSOKIT_REASON_TIME32);
+	return entry_of(r, sym64, 1, vdsokit_arch_symbols[sym64].name ? absent(sym64) : absent(native));
 }
 
-static void choose_entries(struct vdsokit_state *s)
+static void choose_entries(struct vdsokit_state *s, const struct resolved_symbols *r)
 {
-	s->gettime = entry_time(s, SYM_CLOCK_GETTIME, SYM_CLOCK_GETTIME64);
-	s->getres = entry_time(s, SYM_CLOCK_GETRES, SYM_CLOCK_GETRES64);
+	s->gettime = entry_time(r, SYM_CLOCK_GETTIME, SYM_CLOCK_GETTIME64);
+	s->getres = entry_time(r, SYM_CLOCK_GETRES, SYM_CLOCK_GETRES64);
 	/* gettimeofday and time have no 64-bit entries on 32-bit kernels. */
-	s->gettimeofday = entry_native(s, SYM_GETTIMEOFDAY);
-	s->time = entry_native(s, SYM_TIME);
-	s->getcpu = entry_native(s, SYM_GETCPU);
+	s->gettimeofday = entry_native(r, SYM_GETTIMEOFDAY);
+	s->time = entry_native(r, SYM_TIME);
+	s->getcpu = entry_native(r, SYM_GETCPU);
 	if (ARCH_VDSO_GETCPU_IS_SYSCALL && s->getcpu.fn) {
 		s->getcpu.fn = NULL;
 		s->getcpu.reason = VDSOKIT_REASON_ENTRY_IS_SYSCALL;
 	}
-	s->getrandom = entry_native(s, SYM_GETRANDOM);
-	s->thread_area = entry_native(s, SYM_GET_THREAD_AREA);
+	s->getrandom = entry_native(r, SYM_GETRANDOM);
+	s->thread_area = entry_native(r, SYM_GET_THREAD_AREA);
 }
 
 static void mark_all(struct vdsokit_state *s, enum vdsokit_reason why)
@@ -228,8 +236,9 @@ void vdsokit_resolve(struct vdsokit_state *s)
 	}
 	s->image = &s->parsed;
 	s->image_reason = VDSOKIT_REASON_OK;
-	resolve_symbols(s);
-	choose_entries(s);
+	struct resolved_symbols found;
+	resolve_symbols(s->image, &found);
+	choose_entries(s, &found);
 }
 
 /* Makes s the library's state; s itself, or the state another caller published first. */
