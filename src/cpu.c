@@ -21,22 +21,21 @@ extern const unsigned int __rseq_size __attribute__((weak));
 #define AT_RSEQ_FEATURE_SIZE 27 /* Linux 6.3+: how much of struct rseq the kernel fills */
 #endif
 
-/* The fields of the kernel's struct rseq this file reads (offsets are ABI). */
-struct rseq_prefix {
-	uint32_t cpu_id_start;
-	uint32_t cpu_id;         /* the current CPU; negative: not registered */
-	uint64_t rseq_cs;
-	uint32_t flags;
-	uint32_t node_id;        /* Linux 6.3+ */
-};
-#define RSEQ_END_OF_NODE_ID (offsetof(struct rseq_prefix, node_id) + sizeof(uint32_t))
+/*
+ * The kernel's struct rseq as 32-bit words (the layout is ABI): cpu_id is
+ * word 1; node_id (Linux 6.3+) word 6, so the area must reach byte 28.
+ */
+#define RSEQ_WORD_CPU_ID 1
+#define RSEQ_WORD_NODE_ID 6
+#define RSEQ_END_OF_CPU_ID ((RSEQ_WORD_CPU_ID + 1) * 4)
+#define RSEQ_END_OF_NODE_ID ((RSEQ_WORD_NODE_ID + 1) * 4)
 
 void vdsokit__cpu_resolve(struct vdsokit_state *s)
 {
 	s->rseq_covers = 0;
 #if ARCH_HAS_TP_REGISTER
 	/* The area is found from the ABI thread pointer, read from its register. */
-	if (!&__rseq_size || !&__rseq_offset || __rseq_size < offsetof(struct rseq_prefix, flags))
+	if (!&__rseq_size || !&__rseq_offset || __rseq_size < RSEQ_END_OF_CPU_ID)
 		return;
 	s->rseq_offset = __rseq_offset;
 	s->rseq_covers = RSEQ_COVERS_CPU;
@@ -69,9 +68,9 @@ static inline int rseq_getcpu(const struct vdsokit_state *s, unsigned *cpu, unsi
 #if ARCH_HAS_TP_REGISTER
 	/* Through void *: the libc aligned the area (32 bytes), char * cannot say so. */
 	const volatile void *area = (char *)arch_thread_pointer() + s->rseq_offset;
-	const volatile struct rseq_prefix *r = area;
+	const volatile uint32_t *word = area;
 	for (;;) {
-		int32_t id = (int32_t)r->cpu_id;
+		int32_t id = (int32_t)word[RSEQ_WORD_CPU_ID];
 		if (unlikely(id < 0))
 			return -1;
 		if (!node) {
@@ -79,8 +78,9 @@ static inline int rseq_getcpu(const struct vdsokit_state *s, unsigned *cpu, unsi
 			return 0;
 		}
 		/* The kernel rewrites both on migration: a pair read on one CPU. */
-		uint32_t nid = r->node_id;
-		if (likely((int32_t)r->cpu_id == id)) {
+		uint32_t nid = word[RSEQ_WORD_NODE_ID];
+		// cppcheck-suppress knownConditionTrueFalse ; volatile: read again, may differ
+		if (likely((int32_t)word[RSEQ_WORD_CPU_ID] == id)) {
 			if (cpu)
 				*cpu = (unsigned)id;
 			*node = nid;
@@ -94,7 +94,7 @@ static inline int rseq_getcpu(const struct vdsokit_state *s, unsigned *cpu, unsi
 }
 
 /* Whether rseq answers a call that wants node (or not). */
-static inline int rseq_serves(const struct vdsokit_state *s, unsigned *cpu, unsigned *node)
+static inline int rseq_serves(const struct vdsokit_state *s, const unsigned *cpu, const unsigned *node)
 {
 	unsigned need = node ? RSEQ_COVERS_CPU | RSEQ_COVERS_NODE : RSEQ_COVERS_CPU;
 	return (s->rseq_covers & need) == need && (cpu || node);
