@@ -96,7 +96,8 @@ static const struct expected_names names = {
 	"LINUX_2.6", "__vdso_clock_gettime64", 1, "__vdso_clock_gettime", "__vdso_clock_getres", 0,
 	"__vdso_gettimeofday", NULL, NULL, NULL, NULL,
 #elif defined(__sparc__) && defined(__arch64__)
-	"LINUX_2.6", "__vdso_clock_gettime", 0, NULL, NULL, 0,
+	/* clock_getres: kernels with the generic vDSO. */
+	"LINUX_2.6", "__vdso_clock_gettime", 0, NULL, "__vdso_clock_getres", 1,
 	"__vdso_gettimeofday", NULL, NULL, NULL, NULL,
 #elif defined(__m68k__)
 	"LINUX_5.10", "__vdso_clock_gettime64", 1, NULL, "__vdso_clock_getres_time64", 1,
@@ -514,6 +515,13 @@ static void check_image_paths(enum image_kind kind)
 				      str_eq(p.version, names.node) && p.address != NULL,
 			      "image: clock %d served by %s@%s: %s", (int)fast[i], names.gettime,
 			      names.node, path_text(&p));
+			if (names.getres) {
+				vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, fast[i], &p);
+				ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.getres) &&
+					   str_eq(p.version, names.node),
+				   "image: clock_getres(%d) served by %s@%s: %s", (int)fast[i], names.getres,
+				   names.node, path_text(&p));
+			}
 			break;
 		}
 	}

@@ -27,8 +27,20 @@
 
 #define ARCH_VDSO_CLOCKS (CLOCK_BIT(0) | CLOCK_BIT(1) | CLOCK_BIT(5) | CLOCK_BIT(6))
 
+/*
+ * Kernels with the generic vDSO (arch/sparc/vdso/vclock_gettime.c) add
+ * clock_getres to both and clock_gettime64 to sparc32's vdso32; older
+ * ones have only the first two.
+ */
+#ifdef __arch64__
+#define SPARC_GETTIME64_SYMBOL
+#else
+#define SPARC_GETTIME64_SYMBOL [SYM_CLOCK_GETTIME64] = { "__vdso_clock_gettime64", "LINUX_2.6" },
+#endif
 #define ARCH_SYMBOLS {                                              \
 	[SYM_CLOCK_GETTIME] = { "__vdso_clock_gettime", "LINUX_2.6" },  \
+	SPARC_GETTIME64_SYMBOL                                          \
+	[SYM_CLOCK_GETRES]  = { "__vdso_clock_getres",  "LINUX_2.6" },  \
 	[SYM_GETTIMEOFDAY]  = { "__vdso_gettimeofday",  "LINUX_2.6" },  \
 }
 

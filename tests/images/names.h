@@ -169,8 +169,17 @@
 #  define FAKE_TIME32 1
 # endif
 # define IMAGE_NODE LINUX_2.6
+/*
+ * The union of two generations: the _stick variants of kernels before the
+ * generic vDSO, and the clock_getres (both) and clock_gettime64 (sparc32)
+ * that the generic-vDSO conversion added (arch/sparc/vdso/vclock_gettime.c).
+ */
 # define NAME_GETTIME __vdso_clock_gettime
 # define NAME_GETTIME_PLAIN clock_gettime
+# define NAME_GETRES __vdso_clock_getres
+# if !defined(__arch64__)
+#  define NAME_GETTIME64 __vdso_clock_gettime64
+# endif
 # define NAME_GETTIMEOFDAY __vdso_gettimeofday
 # define NAME_GETTIMEOFDAY_PLAIN gettimeofday
 # define NAME_GETTIME_STICK __vdso_clock_gettime_stick
