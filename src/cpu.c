@@ -39,7 +39,7 @@ void vdsokit__cpu_resolve(struct vdsokit_state *s)
 		return;
 	s->rseq_offset = __rseq_offset;
 	s->rseq_covers = RSEQ_COVERS_CPU;
-	if (__rseq_size >= RSEQ_END_OF_NODE_ID && getauxval(AT_RSEQ_FEATURE_SIZE) >= RSEQ_END_OF_NODE_ID)
+	if (__rseq_size >= RSEQ_END_OF_NODE_ID && vdsokit__auxv(AT_RSEQ_FEATURE_SIZE) >= RSEQ_END_OF_NODE_ID)
 		s->rseq_covers |= RSEQ_COVERS_NODE;
 #endif
 }

@@ -110,15 +110,31 @@ static int vaddr_to_offset(const struct vdsokit_image *img, uint64_t vaddr, size
 	return 0;
 }
 
+/*
+ * The string helpers below are the parser's own, not the libc's: the
+ * library's first call runs them, and a first call through the PLT of a
+ * lazily bound program would run the dynamic linker's symbol lookup (and
+ * fault in its pages) before the vDSO's; vDSO names are a few bytes long.
+ */
+static int strings_equal(const char *a, const char *b)
+{
+	while (*a && *a == *b) {
+		a++;
+		b++;
+	}
+	return *a == *b;
+}
+
 /* A NUL-terminated string at strtab + index, or NULL. */
 static const char *string_at(const struct vdsokit_image *img, uint64_t index)
 {
 	if (index >= img->strsz)
 		return NULL;
 	const char *s = (const char *)img->data + img->strtab + index;
-	if (!memchr(s, '\0', img->strsz - index))
-		return NULL;
-	return s;
+	for (size_t i = 0, room = img->strsz - (size_t)index; i < room; i++)
+		if (s[i] == '\0')
+			return s;
+	return NULL;
 }
 
 static int parse_header(struct vdsokit_image *img)
@@ -611,7 +627,7 @@ static int symbol_matches(const struct vdsokit_image *img, uint32_t i, const cha
 	const struct elf_layout *L = layout_of(img);
 	size_t s = img->symtab + (size_t)i * img->syment;
 	const char *sym_name = string_at(img, rd32(img, s + L->st_name));
-	if (!sym_name || strcmp(sym_name, name) != 0)
+	if (!sym_name || !strings_equal(sym_name, name))
 		return 0;
 	if (vdsokit_image_symbol(img, i, sym))
 		return 0;
@@ -626,7 +642,7 @@ static int symbol_matches(const struct vdsokit_image *img, uint32_t i, const cha
 	struct vdsokit_verdef def;
 	if (find_verdef(img, (unsigned)sym->version_index, &def))
 		return 0;
-	return def.hash == vdsokit_elf_hash(version) && def.name && strcmp(def.name, version) == 0;
+	return def.hash == vdsokit_elf_hash(version) && def.name && strings_equal(def.name, version);
 }
 
 static int lookup_sysv(const struct vdsokit_image *img, const char *name, const char *version,

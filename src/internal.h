@@ -99,6 +99,9 @@ static inline const struct vdsokit_state *vdsokit_state(void)
 	return vdsokit_state_slow();
 }
 
+/* getauxval(type), without a lazily bound PLT call (src/vdso.c). */
+unsigned long vdsokit__auxv(unsigned long type);
+
 /* Raw syscall with the -errno convention, for 0 to 4 arguments. */
 #define sys0(n) arch_syscall4((n), 0, 0, 0, 0)
 #define sys1(n, a) arch_syscall4((n), (long)(a), 0, 0, 0)

@@ -95,6 +95,19 @@ static int override_set;
  */
 #define MAX_IMAGE_SIZE (256u * 1024)
 
+/*
+ * getauxval, called through its address as the loader bound it (GOT) rather
+ * than through a lazily bound PLT slot: that would run the dynamic linker's
+ * symbol lookup, and fault in its pages, inside the library's first call.
+ * The empty asm keeps the compiler from making the call direct again.
+ */
+unsigned long vdsokit__auxv(unsigned long type)
+{
+	unsigned long (*fn)(unsigned long) = getauxval;
+	__asm__("" : "+r"(fn));
+	return fn(type);
+}
+
 static int locate(const void **base, size_t *size)
 {
 	if (override_set) {
@@ -102,10 +115,10 @@ static int locate(const void **base, size_t *size)
 		*size = override_size;
 		return *base ? 0 : -ENOENT;
 	}
-	*base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	*base = (const void *)vdsokit__auxv(AT_SYSINFO_EHDR);
 	if (!*base)
 		return -ENOENT;
-	size_t page = getauxval(AT_PAGESZ);
+	size_t page = vdsokit__auxv(AT_PAGESZ);
 	if (!page || (page & (page - 1)))
 		page = 4096;
 	/* The kernel maps at least one page there: read the headers within it. */
