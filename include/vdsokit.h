@@ -80,7 +80,11 @@ void *vdsokit_thread_pointer(void);
  * Locates and resolves everything now instead of at the first call.
  * Returns 0 when a usable vDSO was found, a negative errno (-ENOENT: no
  * vDSO mapped; -ENOEXEC: the image was rejected) when every call will take
- * the syscall.  Either way the library is ready.
+ * the syscall.  Either way the library is ready, with one exception: called
+ * from a signal handler that interrupted the library's own initialisation
+ * while three other initialisations were also running, it returns the
+ * verdict without waiting (the interrupted one cannot finish first), and
+ * calls take the syscall until one of them finishes.  It never blocks.
  */
 int vdsokit_init(void);
 
