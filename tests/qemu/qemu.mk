@@ -30,6 +30,9 @@ qemu-kernels:
 	tests/qemu/build-kernel m68k
 	tests/qemu/build-kernel m68k-vdso
 	tests/qemu/build-kernel sparc64
+	tests/qemu/build-kernel riscv64
+	tests/qemu/build-kernel ppc64
+	tests/qemu/build-kernel ppc32
 
 matrix-results:
 	tests/qemu/results-table $(BUILD) >docs/matrix-results.md

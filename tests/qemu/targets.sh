@@ -23,7 +23,7 @@
 # amd64-i386, arm64-armhf, mips64el-o32/n32 and sparc64-sparc32 boot the
 # kernel of their first half and run a compat userland in it, which the
 # kernel serves a vDSO of its own (vdso32, the compat vDSO, vdso-o32/n32).
-MATRIX_TARGETS="arm64 armhf ppc64le s390x mips64el amd64 amd64-hpet amd64-novdso m68k sparc64 amd64-i386 arm64-armhf mips64el-o32 mips64el-n32 sparc64-sparc32 amd64-x32 amd64-6.12 arm64-6.12"
+MATRIX_TARGETS="arm64 armhf ppc64le s390x mips64el amd64 amd64-hpet amd64-novdso m68k sparc64 amd64-i386 arm64-armhf mips64el-o32 mips64el-n32 sparc64-sparc32 amd64-x32 amd64-6.12 arm64-6.12 riscv64 ppc64 ppc32"
 # m68k-vdso: the q800 kernel with the project's m68k vDSO series
 # (tests/qemu/kernel/m68k-vdso/), beside m68k, mainline's without one.
 MATRIX_TARGETS="$MATRIX_TARGETS m68k-vdso"
@@ -138,6 +138,26 @@ target_info() {
 			t_about="QEMU sun4u, sparc64_defconfig, sparc32 static userland (vdso32)"
 		fi
 		;;
+	# Built here from linux-source-6.12, allnoconfig plus a small fragment
+	# (tests/qemu/kernel/ARCH/config): Debian ships no such kernels.
+	riscv64)
+		t_arch=riscv64 t_triple=riscv64-linux-gnu t_kernel="build riscv64"
+		t_qemu="qemu-system-riscv64 -M virt -m 512"
+		t_console=ttyS0 t_machine=riscv64
+		t_about="QEMU virt (OpenSBI), linux-source-6.12 allnoconfig + fragment"
+		;;
+	ppc64)
+		t_arch=ppc64 t_triple=powerpc64-linux-gnu t_kernel="build ppc64"
+		t_qemu="qemu-system-ppc64 -M pseries -m 1024"
+		t_console=hvc0 t_machine=ppc64
+		t_about="QEMU pseries, big-endian, linux-source-6.12 allnoconfig + fragment"
+		;;
+	ppc32)
+		t_arch=ppc t_triple=powerpc-linux-gnu t_kernel="build ppc32"
+		t_qemu="qemu-system-ppc -M mac99 -m 512"
+		t_console=ttyPZ0 t_machine=ppc
+		t_about="QEMU mac99 (PowerMac G4), linux-source-6.12 allnoconfig + fragment"
+		;;
 	*)
 		return 1
 		;;
@@ -155,7 +175,13 @@ kernel_path() {
 	set -- $t_kernel
 	case $1 in
 	fetch) echo "$cache/kernels/$2/kernel" ;;
-	build) echo "$cache/kernels/$2/vmlinux" ;;
+	build)
+		# build-kernel names the file as the kernel build does.
+		case $2 in
+		riscv64) echo "$cache/kernels/$2/Image" ;;
+		*) echo "$cache/kernels/$2/vmlinux" ;;
+		esac
+		;;
 	esac
 }
 
@@ -166,6 +192,9 @@ kernel_name() {
 	set -- $t_kernel
 	case $1 in
 	fetch) cat "$cache/kernels/$2/package" 2>/dev/null ;;
-	build) echo "linux-source-6.1 $(cat "$cache/kernels/$2/source-version" 2>/dev/null) (built here)" ;;
+	build)
+		cat "$cache/kernels/$2/package" 2>/dev/null ||
+			echo "linux-source-6.1 $(cat "$cache/kernels/$2/source-version" 2>/dev/null) (built here)"
+		;;
 	esac
 }
