@@ -13,7 +13,15 @@
 static void *sys_thread_pointer(void)
 {
 #if ARCH_HAS_SYSCALL_TP
-	return arch_syscall_thread_pointer();
+	uintptr_t tp = (uintptr_t)arch_syscall_thread_pointer();
+	/*
+	 * A value in the errno range is the syscall's refusal, not a thread
+	 * pointer: arm64's 32-bit compat layer has no get_tls and answers
+	 * -ENOSYS.  No user-space TLS block lives in the last page.
+	 */
+	if (tp >= (uintptr_t)-4095)
+		return NULL;
+	return (void *)tp;
 #else
 	return NULL;
 #endif

@@ -168,7 +168,7 @@ static void test_thread_pointer(void)
 	if (kernel)
 		ok(kernel == want, "the kernel's record of the thread pointer %p agrees", kernel);
 	else
-		skip("no syscall returns the thread pointer on %s", vdsokit_arch_name());
+		skip("no syscall returns the thread pointer on %s (or this kernel refuses it)", vdsokit_arch_name());
 }
 
 static void test_errno_untouched(void)
