@@ -171,8 +171,10 @@ static void print_routes(void)
 				first = print_clocks_with_route(fn, route, first);
 			continue;
 		}
+		/* rseq: its symbol is the node's fallback; the reason says so. */
+		bool show_symbol = p.symbol && p.route != VDSOKIT_ROUTE_RSEQ;
 		printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p.route),
-		       p.symbol ? p.symbol : vdsokit_reason_text(p.reason));
+		       show_symbol ? p.symbol : vdsokit_reason_text(p.reason));
 	}
 }
 

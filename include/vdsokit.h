@@ -135,8 +135,13 @@ enum vdsokit_reason {
 					  2038): dropped, the syscall serves it */
 	VDSOKIT_REASON_ENTRY_IS_SYSCALL,/* the vDSO entry only makes the syscall
 					  (riscv getcpu): the library makes it */
-	VDSOKIT_REASON_RSEQ_AREA       /* the libc's rseq area, which the kernel
+	VDSOKIT_REASON_RSEQ_AREA,      /* the libc's rseq area, which the kernel
 					  keeps current: one load (getcpu) */
+	VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY /* the rseq area has cpu_id but no
+					  node_id (Linux < 6.3, or a short
+					  registration): a call that asks for the
+					  node takes the vDSO symbol or the
+					  syscall the path names */
 };
 
 struct vdsokit_path {

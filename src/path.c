@@ -74,11 +74,12 @@ VDSO_EXPORT int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vd
 				   vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
 		return 0;
 	case VDSOKIT_FN_GETCPU:
-		if (s->rseq_covers) {
+		/* symbol/syscall: what answers a call that wants the node too. */
+		path_simple(p, &s->getcpu, "getcpu", __NR_getcpu);
+		if (s->rseq_covers & RSEQ_COVERS_CPU) {
 			p->route = VDSOKIT_ROUTE_RSEQ;
-			p->reason = VDSOKIT_REASON_RSEQ_AREA;
-		} else {
-			path_simple(p, &s->getcpu, "getcpu", __NR_getcpu);
+			p->reason = s->rseq_covers & RSEQ_COVERS_NODE ? VDSOKIT_REASON_RSEQ_AREA
+								      : VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY;
 		}
 		return 0;
 	case VDSOKIT_FN_GETRANDOM:
@@ -148,7 +149,9 @@ VDSO_EXPORT const char *vdsokit_reason_text(enum vdsokit_reason reason)
 	case VDSOKIT_REASON_ENTRY_IS_SYSCALL:
 		return "the vDSO entry only makes the syscall: the library makes it directly";
 	case VDSOKIT_REASON_RSEQ_AREA:
-		return "read from the libc's rseq area (node too where the kernel fills it)";
+		return "read from the libc's rseq area, the node too";
+	case VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY:
+		return "the cpu from the libc's rseq area; the node, which it lacks, from the vDSO or the syscall";
 	}
 	return "unknown";
 }

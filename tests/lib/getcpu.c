@@ -115,7 +115,8 @@ int main(void)
 	vdsokit_path_of(VDSOKIT_FN_GETCPU, 0, &p);
 	int libc_rseq = &__rseq_size && __rseq_size >= 8 && &__rseq_offset;
 	if (libc_rseq)
-		ok(p.route == VDSOKIT_ROUTE_RSEQ && p.reason == VDSOKIT_REASON_RSEQ_AREA,
+		ok(p.route == VDSOKIT_ROUTE_RSEQ && (p.reason == VDSOKIT_REASON_RSEQ_AREA ||
+						     p.reason == VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY),
 		   "the libc registered an rseq area: getcpu's route is %s (%s)", vdsokit_route_name(p.route),
 		   vdsokit_reason_text(p.reason));
 	else

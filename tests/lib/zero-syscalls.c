@@ -88,21 +88,20 @@ static void *count_each_user_space_call(void *arg)
 				snprintf(what, sizeof(what), per_clock ? "%s(%d)" : "%s",
 					 vdsokit_func_name(fn), (int)clock);
 			/*
-			 * Known: on kernels before 6.3 the rseq area has no node, and
-			 * without a vDSO getcpu (armhf, i386 on amd64) the node then costs
-			 * the syscall while vdsokit_path_of still says rseq.
+			 * getcpu(cpu, node) where the rseq area has no node_id and the
+			 * vDSO no getcpu: the path names the syscall for the node.
 			 */
-			int known = fn == VDSOKIT_FN_GETCPU && clock && p.route == VDSOKIT_ROUTE_RSEQ &&
-				    syscalls && !failed;
-			if (known)
-				printf("not ok %d - %s: %s (rseq): %d calls, %d syscalls # TODO library bug: "
-				       "vdsokit_path_of says rseq where the node takes the syscall\n",
-				       ++tap_count, job->where, what, CALLS, syscalls);
+			int node_by_syscall = fn == VDSOKIT_FN_GETCPU && clock &&
+					      p.reason == VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY && !p.symbol;
+			if (node_by_syscall)
+				ok(syscalls == CALLS && failed == 0,
+				   "%s: %s: the node from the %s syscall, as the path says: %d calls, %d syscalls",
+				   job->where, what, p.syscall, CALLS, syscalls);
 			else
 				ok(syscalls == 0 && failed == 0,
 				   "%s: %s (%s%s%s): %d calls, %d syscalls, %d failed", job->where, what,
-				   vdsokit_route_name(p.route), p.symbol ? " " : "", p.symbol ? p.symbol : "",
-				   CALLS, syscalls, failed);
+				   vdsokit_route_name(p.route), p.symbol ? " " : "",
+				   p.symbol ? p.symbol : "", CALLS, syscalls, failed);
 			if (syscalls)
 				diag("the last syscall counted: nr %d", counter.last_nr);
 			job->counted++;
