@@ -51,6 +51,44 @@ static long call_once(enum vdsokit_func fn, clockid_t clock)
 	}
 }
 
+/*
+ * x86's vDSO reads the clock in user space only for the clocksources with a
+ * vDSO clock mode (tsc, kvm-clock, Hyper-V's page); with any other (hpet,
+ * acpi_pm, xen) its high-resolution reads make the syscall themselves, which
+ * the library cannot see.  Those calls are then expected to count one
+ * syscall each.  The clocksource's name, or "" where it cannot be read.
+ */
+static char clocksource[64];
+
+static int vdso_reads_clock_in_kernel(enum vdsokit_func fn, clockid_t clock)
+{
+#if defined(__i386__) || defined(__x86_64__)
+	static const char *const user_readable[] = { "tsc", "kvm-clock", "hyperv_clocksource_tsc_page" };
+	if (!clocksource[0])
+		return 0;
+	for (unsigned i = 0; i < sizeof(user_readable) / sizeof(user_readable[0]); i++)
+		if (strcmp(clocksource, user_readable[i]) == 0)
+			return 0;
+	if (fn == VDSOKIT_FN_GETTIMEOFDAY)
+		return 1;
+	return fn == VDSOKIT_FN_CLOCK_GETTIME && clock != CLOCK_REALTIME_COARSE &&
+	       clock != CLOCK_MONOTONIC_COARSE;
+#else
+	(void)fn, (void)clock;
+	return 0;
+#endif
+}
+
+static void read_clocksource(void)
+{
+	FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+	if (!f)
+		return;
+	if (fgets(clocksource, sizeof(clocksource), f))
+		clocksource[strcspn(clocksource, "\n")] = 0;
+	fclose(f);
+}
+
 struct count_job {
 	const char *where;
 	int counted;        /* checks that counted syscalls                       */
@@ -93,7 +131,11 @@ static void *count_each_user_space_call(void *arg)
 			 */
 			int node_by_syscall = fn == VDSOKIT_FN_GETCPU && clock &&
 					      p.reason == VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY && !p.symbol;
-			if (node_by_syscall)
+			if (vdso_reads_clock_in_kernel(fn, clock))
+				ok(syscalls == CALLS && failed == 0,
+				   "%s: %s: the vDSO makes the syscall itself with clocksource %s: "
+				   "%d calls, %d syscalls", job->where, what, clocksource, CALLS, syscalls);
+			else if (node_by_syscall)
 				ok(syscalls == CALLS && failed == 0,
 				   "%s: %s: the node from the %s syscall, as the path says: %d calls, %d syscalls",
 				   job->where, what, p.syscall, CALLS, syscalls);
@@ -154,6 +196,7 @@ static void checks_in_time_namespace(void)
 int main(void)
 {
 	vdsokit_init();
+	read_clocksource();
 	wait_for_crng_ready();
 	int counted = count_all("here");
 	if (counted < 0) {
