@@ -16,8 +16,10 @@ wrap=""
 for f in clock_gettime clock_getres gettimeofday time getcpu; do
 	wrap="$wrap -Wl,--wrap=vdsokit_${f}_via"
 done
+# VDSOKIT_SANITIZE: the -fsanitize flags the build's objects were compiled
+# with (tests/hardening/sanitizers.t), which the link must repeat.
 # shellcheck disable=SC2086 # lists of words
-if ! ${CC:-cc} -std=gnu11 -O2 -D_GNU_SOURCE -I"$top/include" -I"$top/cli" \
+if ! ${CC:-cc} ${VDSOKIT_SANITIZE:-} -std=gnu11 -O2 -D_GNU_SOURCE -I"$top/include" -I"$top/cli" \
 	-o "$tmp/bench_raw" "$top/tests/cli/bench_raw.c" $objs "$build/libvdsokit.a" $wrap -lm ${LDFLAGS:-} \
 	>"$tmp/cc.err" 2>&1; then
 	echo "1..1"

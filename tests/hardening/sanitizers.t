@@ -35,7 +35,9 @@ images=$(cd "$build" && pwd)/images
 ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:print_summary=1
 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 VDSOKIT_BUILD=$asan VDSOKIT_IMAGES=$images VDSOKIT_FUZZ_CORPUS=$build/fuzz/corpus
-export ASAN_OPTIONS UBSAN_OPTIONS VDSOKIT_BUILD VDSOKIT_IMAGES VDSOKIT_FUZZ_CORPUS
+# For shell tests that link their own program against the build's objects.
+VDSOKIT_SANITIZE=$san
+export ASAN_OPTIONS UBSAN_OPTIONS VDSOKIT_BUILD VDSOKIT_IMAGES VDSOKIT_FUZZ_CORPUS VDSOKIT_SANITIZE
 # Left out, because they cannot run under the sanitizers by design:
 #   cli-abi.t     `vdsokit abi` passes misaligned, read-only and unmapped
 #                 pointers on purpose (undefined behaviour UBSan rightly
