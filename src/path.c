@@ -151,7 +151,7 @@ VDSO_EXPORT const char *vdsokit_reason_text(enum vdsokit_reason reason)
 	case VDSOKIT_REASON_RSEQ_AREA:
 		return "read from the libc's rseq area, the node too";
 	case VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY:
-		return "the cpu from the libc's rseq area; the node, which it lacks, from the vDSO or the syscall";
+		return "cpu_id only: the node from the vDSO or the syscall";
 	}
 	return "unknown";
 }
