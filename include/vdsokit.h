@@ -9,6 +9,7 @@
  *   - nothing is allocated (getrandom's per-thread states excepted, see
  *     vdsokit_getrandom) and no lock is taken;
  *   - after the first call (or vdsokit_init()) every call is async-signal-safe.
+ * The header compiles as C89 and every later C, and as C++ (98 and later).
  *
  * Bad pointers: the library passes caller pointers to the vDSO unchanged, as
  * the libc does.  The vDSO writes through them from user space, so a NULL,
@@ -339,7 +340,7 @@ int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res)
  * the vDSO, whose -ENOSYS goes to the syscall (asking the vDSO again would
  * only repeat it); anything else to the library's full function.
  */
-static inline __attribute__((always_inline)) int
+static __inline__ __attribute__((always_inline)) int
 vdsokit__clock_inline(const uint32_t *mask, int (*const *entry)(clockid_t, struct vdsokit_timespec *),
 		      int (*syscall_fn)(clockid_t, struct vdsokit_timespec *),
 		      int (*other_fn)(clockid_t, struct vdsokit_timespec *), clockid_t clock,
@@ -356,7 +357,7 @@ vdsokit__clock_inline(const uint32_t *mask, int (*const *entry)(clockid_t, struc
 }
 
 /* 64-bit time here: the vDSO's time() cannot fail nor wrap. */
-static inline __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
+static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
 {
 	int64_t (*fn)(int64_t *) = __atomic_load_n(&vdsokit__fast.time, __ATOMIC_RELAXED);
 	if (__builtin_expect(fn != NULL, 1)) {
@@ -370,7 +371,7 @@ static inline __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t
  * getcpu(&cpu, NULL) as glibc's sched_getcpu(): one %fs-relative load of
  * the rseq area's cpu_id (volatile: the kernel rewrites it on migration).
  */
-static inline __attribute__((always_inline)) int vdsokit__getcpu_inline(unsigned *cpu, unsigned *node)
+static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsigned *cpu, unsigned *node)
 {
 	if (__builtin_expect(node == NULL && cpu != NULL &&
 				     __atomic_load_n(&vdsokit__fast.rseq_cpu, __ATOMIC_ACQUIRE), 1)) {
