@@ -14,6 +14,8 @@
  *   ARCH_VDSO_CALL5           1 when vDSO functions need an assembly call
  *                             sequence (powerpc's CR0.SO errors): arch_vdso_call5
  *   ARCH_VDSO_CLOCKS          clock ids the vDSO reads in user space
+ *   ARCH_VDSO_GETRES_CLOCKS   clock ids its clock_getres answers in user
+ *                             space (default: ARCH_VDSO_CLOCKS)
  *   ARCH_GETTIME64_NEEDS_32   trust clock_gettime64 only beside clock_gettime
  *                             or clock_getres_time64 (arm)
  *   arch_syscall_thread_pointer()  when ARCH_HAS_SYSCALL_TP is 1: the
@@ -95,6 +97,9 @@ static inline long arch_syscall4(long n, long a, long b, long c, long d)
 
 #ifndef ARCH_VDSO_CLOCKS
 #define ARCH_VDSO_CLOCKS GENERIC_VDSO_CLOCKS
+#endif
+#ifndef ARCH_VDSO_GETRES_CLOCKS
+#define ARCH_VDSO_GETRES_CLOCKS ARCH_VDSO_CLOCKS
 #endif
 #ifndef ARCH_GETTIME64_NEEDS_32
 #define ARCH_GETTIME64_NEEDS_32 0

@@ -38,6 +38,7 @@ struct vdsokit_entry {
 	const char *version;   /* the version node it matched, NULL unversioned */
 	unsigned time64;       /* takes 64-bit time (else 32-bit, convert)  */
 	enum vdsokit_sym sym;     /* which table slot it came from             */
+	uint32_t clocks;       /* clock_gettime/getres: ids served in user space */
 	enum vdsokit_reason reason; /* why fn is NULL, or OK / TIME32          */
 	/*
 	 * Set (atomically, once) when a 32-bit-time entry overflowed: time has
@@ -75,7 +76,7 @@ void vdsokit__cpu_resolve(struct vdsokit_state *s);
 /* Clock ids (bits) that a clock_gettime/clock_getres entry serves in user space. */
 static inline uint32_t entry_clocks(const struct vdsokit_entry *e)
 {
-	return entry_in_use(e) ? ARCH_VDSO_CLOCKS : 0;
+	return entry_in_use(e) ? e->clocks : 0;
 }
 
 extern const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT];

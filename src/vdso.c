@@ -203,6 +203,8 @@ static void choose_entries(struct vdsokit_state *s, const struct resolved_symbol
 {
 	s->gettime = entry_time(r, SYM_CLOCK_GETTIME, SYM_CLOCK_GETTIME64);
 	s->getres = entry_time(r, SYM_CLOCK_GETRES, SYM_CLOCK_GETRES64);
+	s->gettime.clocks = ARCH_VDSO_CLOCKS;
+	s->getres.clocks = ARCH_VDSO_GETRES_CLOCKS;
 	/* gettimeofday and time have no 64-bit entries on 32-bit kernels. */
 	s->gettimeofday = entry_native(r, SYM_GETTIMEOFDAY);
 	s->time = entry_native(r, SYM_TIME);

@@ -19,6 +19,15 @@
  * read) is not used.
  */
 #define ARCH_VDSO_CLOCKS (CLOCK_BIT(5) /* REALTIME_COARSE */ | CLOCK_BIT(6) /* MONOTONIC_COARSE */)
+/*
+ * clock_getres reads no clock: the generic vDSO answers it from its data
+ * page for every high-resolution, raw and COARSE clock (hrtimer_res, or
+ * the tick), whatever the clocksource.
+ */
+#define ARCH_VDSO_GETRES_CLOCKS                                                 \
+	(CLOCK_BIT(0) /* REALTIME */ | CLOCK_BIT(1) /* MONOTONIC */ |             \
+	 CLOCK_BIT(4) /* MONOTONIC_RAW */ | ARCH_VDSO_CLOCKS |                    \
+	 CLOCK_BIT(7) /* BOOTTIME */ | CLOCK_BIT(11) /* TAI */)
 
 #define ARCH_SYMBOLS {                                                            \
 	[SYM_CLOCK_GETTIME64]  = { "__vdso_clock_gettime64",      "LINUX_5.10" },   \
