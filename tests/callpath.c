@@ -525,6 +525,24 @@ static void check_image_paths(enum image_kind kind)
 			break;
 		}
 	}
+#ifdef __m68k__
+	/*
+	 * clock_getres reads no clock: the vDSO answers it for the
+	 * high-resolution clocks too, which clock_gettime sends to the syscall.
+	 */
+	if (kind == KIND_CALLABLE && names.getres) {
+		static const clockid_t hres[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME_ID };
+		for (size_t i = 0; i < sizeof(hres) / sizeof(hres[0]); i++) {
+			struct vdsokit_path gettime;
+			vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, hres[i], &gettime);
+			vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, hres[i], &p);
+			ok(gettime.route == VDSOKIT_ROUTE_SYSCALL && p.route == VDSOKIT_ROUTE_VDSO &&
+				   str_eq(p.symbol, names.getres),
+			   "image: clock %d: clock_gettime by the %s, clock_getres by %s", (int)hres[i],
+			   vdsokit_route_name(gettime.route), path_text(&p));
+		}
+	}
+#endif
 	/* A clock id outside 0..11: the library's answer, either way, is -EINVAL. */
 	struct vdsokit_timespec ts;
 	int r = vdsokit_clock_gettime(CLOCK_INVALID_ID, &ts);
