@@ -217,6 +217,12 @@ static void read_status(struct doctor_env *env)
 	fclose(f);
 }
 
+static long long floor_seconds(long long ns)
+{
+	long long s = ns / 1000000000;
+	return ns % 1000000000 < 0 ? s - 1 : s;
+}
+
 static void read_time_namespace(struct doctor_env *env)
 {
 	ssize_t n = readlink("/proc/self/ns/time", env->time_ns, sizeof(env->time_ns) - 1);
@@ -225,8 +231,9 @@ static void read_time_namespace(struct doctor_env *env)
 	env->init_time_ns[n > 0 ? n : 0] = 0;
 	struct timens_offsets offsets;
 	env->timens_offsets_readable = timens_offsets_read(&offsets);
-	env->monotonic_offset_s = offsets.monotonic_ns / 1000000000;
-	env->boottime_offset_s = offsets.boottime_ns / 1000000000;
+	/* Whole seconds, rounded down as the kernel's {secs, nsecs} pair is written. */
+	env->monotonic_offset_s = floor_seconds(offsets.monotonic_ns);
+	env->boottime_offset_s = floor_seconds(offsets.boottime_ns);
 }
 
 static void read_hypervisor(struct doctor_env *env, bool hypervisor_flag)

@@ -124,9 +124,18 @@ static void hold_closed_std_fds(void)
  */
 static int close_stdout(int status)
 {
-	int err = cli_stream_error(stdout);
+	/*
+	 * A write that failed during the command left only the error flag:
+	 * errno has moved on since.  The final flush and close give a fresh
+	 * reason (a full device fails again); EIO where they cannot.
+	 */
+	bool failed_before = ferror(stdout);
+	errno = 0;
+	int err = fflush(stdout) != 0 ? errno : 0;
 	if (fclose(stdout) != 0 && !err)
 		err = errno;
+	if (failed_before && !err)
+		err = EIO;
 	if (!err)
 		return status;
 	fprintf(stderr, "%s: error writing the output: %s\n", CLI_PROGRAM, strerror(err));

@@ -87,7 +87,7 @@ static void print_text(const struct check_list *list, const struct host_facts *h
 	printf("\n%u checks: %u passed, %u failed, %u skipped", list->count, n.pass, n.fail, n.skip);
 	if (n.vdso_differs)
 		printf(", %u vDSO/syscall disagreements (DIFF; the library agrees)", n.vdso_differs);
-	printf("%s\n", n.fail ? "" : n.vdso_differs ? "" : " - the vDSO agrees with the syscall");
+	printf("%s\n", n.fail || n.vdso_differs ? "" : " - the vDSO agrees with the syscall");
 }
 
 static void print_json(const struct check_list *list, const struct host_facts *h,
