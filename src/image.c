@@ -39,25 +39,36 @@ static int in_image(const struct vdsokit_image *img, uint64_t off, uint64_t len)
 	return off <= img->size && len <= img->size - off;
 }
 
+/*
+ * The byte order of the machine we run on: an image of the same order
+ * (every process image, most files) is read with plain loads, the others
+ * byte-swapped.  Unaligned-safe: memcpy of a constant size is one load.
+ */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+#define HOST_BIG_ENDIAN 1u
+#else
+#define HOST_BIG_ENDIAN 0u
+#endif
+
 static uint16_t rd16(const struct vdsokit_image *img, size_t off)
 {
-	const unsigned char *p = img->data + off;
-	return img->big_endian ? (uint16_t)(p[0] << 8 | p[1])
-			       : (uint16_t)(p[1] << 8 | p[0]);
+	uint16_t v;
+	__builtin_memcpy(&v, img->data + off, sizeof(v));
+	return img->big_endian == HOST_BIG_ENDIAN ? v : __builtin_bswap16(v);
 }
 
 static uint32_t rd32(const struct vdsokit_image *img, size_t off)
 {
-	const unsigned char *p = img->data + off;
-	if (img->big_endian)
-		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+	uint32_t v;
+	__builtin_memcpy(&v, img->data + off, sizeof(v));
+	return img->big_endian == HOST_BIG_ENDIAN ? v : __builtin_bswap32(v);
 }
 
 static uint64_t rd64(const struct vdsokit_image *img, size_t off)
 {
-	uint64_t hi = rd32(img, off), lo = rd32(img, off + 4);
-	return img->big_endian ? hi << 32 | lo : lo << 32 | hi;
+	uint64_t v;
+	__builtin_memcpy(&v, img->data + off, sizeof(v));
+	return img->big_endian == HOST_BIG_ENDIAN ? v : __builtin_bswap64(v);
 }
 
 /* A word of the image's class: Elf32_Addr/Off/Word or Elf64_Addr/Off/Xword. */
@@ -125,16 +136,16 @@ static int strings_equal(const char *a, const char *b)
 	return *a == *b;
 }
 
-/* A NUL-terminated string at strtab + index, or NULL. */
+/*
+ * The string at strtab + index, or NULL when index is outside the table.
+ * It ends inside the table: parse_dynamic() accepts only a table whose
+ * last byte is a NUL, so no scan is needed here.
+ */
 static const char *string_at(const struct vdsokit_image *img, uint64_t index)
 {
 	if (index >= img->strsz)
 		return NULL;
-	const char *s = (const char *)img->data + img->strtab + index;
-	for (size_t i = 0, room = img->strsz - (size_t)index; i < room; i++)
-		if (s[i] == '\0')
-			return s;
-	return NULL;
+	return (const char *)img->data + img->strtab + index;
 }
 
 static int parse_header(struct vdsokit_image *img)
@@ -581,15 +592,16 @@ static int find_verdef(const struct vdsokit_image *img, unsigned ndx, struct vds
 
 /* ---- symbols ---------------------------------------------------------- */
 
-VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym)
+/* Decodes symbol i (< symbol_count); *def gets its version definition (index 0: none). */
+static int decode_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym,
+			 struct vdsokit_verdef *def)
 {
 	const struct elf_layout *L = layout_of(img);
-	if (!img->data || i >= img->symbol_count)
-		return -EINVAL;
 	size_t s = img->symtab + (size_t)i * img->syment;
 	unsigned char info = img->data[s + L->st_info];
 
 	memset(sym, 0, sizeof(*sym));
+	def->index = 0;
 	sym->name = string_at(img, rd32(img, s + L->st_name));
 	if (!sym->name)
 		return -ENOEXEC;
@@ -604,9 +616,8 @@ VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i
 		uint16_t vs = rd16(img, img->versym + (size_t)i * 2);
 		sym->version_index = vs & 0x7fff;
 		sym->version_hidden = !!(vs & 0x8000);
-		struct vdsokit_verdef def;
-		if (sym->version_index > 1 && find_verdef(img, (unsigned)sym->version_index, &def) == 0)
-			sym->version = def.name;
+		if (sym->version_index > 1 && find_verdef(img, (unsigned)sym->version_index, def) == 0)
+			sym->version = def->name;
 	}
 	size_t off;
 	if (sym->shndx != SHN_UNDEF && vaddr_to_offset(img, sym->value, &off) == 0) {
@@ -614,6 +625,14 @@ VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i
 		sym->address = img->data + off;
 	}
 	return 0;
+}
+
+VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym)
+{
+	struct vdsokit_verdef def;
+	if (!img->data || i >= img->symbol_count)
+		return -EINVAL;
+	return decode_symbol(img, i, sym, &def);
 }
 
 /*
@@ -629,7 +648,8 @@ static int symbol_matches(const struct vdsokit_image *img, uint32_t i, const cha
 	const char *sym_name = string_at(img, rd32(img, s + L->st_name));
 	if (!sym_name || !strings_equal(sym_name, name))
 		return 0;
-	if (vdsokit_image_symbol(img, i, sym))
+	struct vdsokit_verdef def;
+	if (decode_symbol(img, i, sym, &def))
 		return 0;
 	if (sym->type != STT_FUNC && sym->type != STT_NOTYPE)
 		return 0;
@@ -639,10 +659,8 @@ static int symbol_matches(const struct vdsokit_image *img, uint32_t i, const cha
 		return 0;
 	if (!version || !(img->flags & VDSOKIT_IMAGE_HAS_VERSYM))
 		return 1;   /* unversioned images match any version */
-	struct vdsokit_verdef def;
-	if (find_verdef(img, (unsigned)sym->version_index, &def))
-		return 0;
-	return def.hash == vdsokit_elf_hash(version) && def.name && strings_equal(def.name, version);
+	/* The definition's hash must agree with its name, as the loader checks. */
+	return sym->version && def.hash == vdsokit_elf_hash(version) && strings_equal(sym->version, version);
 }
 
 static int lookup_sysv(const struct vdsokit_image *img, const char *name, const char *version,
