@@ -41,6 +41,7 @@
 
 #include "vdsokit.h"
 #include "tap.h"
+#include "lib/testutil.h"      /* sys_getcpu */
 #include "images/names.h"    /* FAKE_TIME32: which fakes take 32-bit time */
 #include "images/fake_abi.h" /* the fakes' call counters */
 
@@ -143,11 +144,6 @@ static int sys_getres(clockid_t clock, struct vdsokit_timespec *ts)
 	}
 #endif
 	return r ? -errno : 0;
-}
-
-static int sys_getcpu(unsigned *cpu, unsigned *node)
-{
-	return syscall(SYS_getcpu, cpu, node, NULL) ? -errno : 0;
 }
 
 static int ts_le(const struct vdsokit_timespec *a, const struct vdsokit_timespec *b)

@@ -13,7 +13,7 @@ $(BUILD)/tests/%.t: tests/lib/%.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
-$(BUILD)/tests/calls-novdso.t: tests/lib/calls.c tests/tap.h $(LIB_A)
+$(BUILD)/tests/calls-novdso.t: tests/lib/calls.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -DTEST_NO_VDSO=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
@@ -26,7 +26,7 @@ $(BUILD)/tests/random-dlclose.t: TEST_CFLAGS += -DTEST_LIBVDSOKIT_SO='"$(abspath
 
 # Against the shared library, through its version-map exports only, and
 # calling the out-of-line vdsokit_clock_gettime instead of the inline fast path.
-$(BUILD)/tests/calls-shared.t: tests/lib/calls.c tests/tap.h $(LIB_SO)
+$(BUILD)/tests/calls-shared.t: tests/lib/calls.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_SO)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) -DVDSOKIT_NO_INLINE -o $@ $< -L$(BUILD)/lib -l:libvdsokit.so.$(SOVERSION) \
 	      -Wl,-rpath,$(abspath $(BUILD)/lib) -lpthread

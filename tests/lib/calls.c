@@ -22,6 +22,7 @@
 
 #include "vdsokit.h"
 #include "../tap.h"
+#include "testutil.h"
 #include "timens.h"
 
 static const char *const clock_names[] = {
@@ -29,11 +30,6 @@ static const char *const clock_names[] = {
 	"REALTIME_COARSE", "MONOTONIC_COARSE", "BOOTTIME", "REALTIME_ALARM", "BOOTTIME_ALARM",
 	"SGI_CYCLE", "TAI",
 };
-
-static long long ts_ns(const struct vdsokit_timespec *t)
-{
-	return (long long)t->tv_sec * 1000000000LL + t->tv_nsec;
-}
 
 static int sandwich_clock(clockid_t c, const char *name)
 {
@@ -44,10 +40,10 @@ static int sandwich_clock(clockid_t c, const char *name)
 	if (rb || ra || rm)
 		return ok(rb == rm && ra == rm, "clock_gettime(%s=%d): error %d, syscall's %d", name, c, rm, rb);
 	/* COARSE clocks tick at HZ: the syscall reads them the same way. */
-	return ok(ts_ns(&before) <= ts_ns(&mid) && ts_ns(&mid) <= ts_ns(&after) &&
+	return ok(timespec_ns(before) <= timespec_ns(mid) && timespec_ns(mid) <= timespec_ns(after) &&
 			  mid.tv_nsec >= 0 && mid.tv_nsec < 1000000000,
-		  "clock_gettime(%s=%d) %lld within [%lld, %lld]", name, c, ts_ns(&mid),
-		  ts_ns(&before), ts_ns(&after));
+		  "clock_gettime(%s=%d) %lld within [%lld, %lld]", name, c, timespec_ns(mid),
+		  timespec_ns(before), timespec_ns(after));
 }
 
 static void test_clocks(void)
@@ -88,10 +84,10 @@ static void test_gettimeofday_time(void)
 	int r = vdsokit_gettimeofday(&tv, &tz);
 	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
 	long long us = (long long)tv.tv_sec * 1000000 + tv.tv_usec;
-	ok(r == 0 && us >= ts_ns(&before) / 1000 && us <= ts_ns(&after) / 1000 && tv.tv_usec >= 0 &&
+	ok(r == 0 && us >= timespec_ns(before) / 1000 && us <= timespec_ns(after) / 1000 && tv.tv_usec >= 0 &&
 		   tv.tv_usec < 1000000,
-	   "gettimeofday %lld us within CLOCK_REALTIME [%lld, %lld]", us, ts_ns(&before) / 1000,
-	   ts_ns(&after) / 1000);
+	   "gettimeofday %lld us within CLOCK_REALTIME [%lld, %lld]", us, timespec_ns(before) / 1000,
+	   timespec_ns(after) / 1000);
 	ok(vdsokit_gettimeofday_via(VDSOKIT_VIA_SYSCALL, &tv_sys, &tz_sys) == 0 &&
 		   tz.tz_minuteswest == tz_sys.tz_minuteswest && tz.tz_dsttime == tz_sys.tz_dsttime,
 	   "gettimeofday timezone {%d, %d} equals the syscall's {%d, %d}", tz.tz_minuteswest,

@@ -7,26 +7,19 @@
  * the libc registered an rseq area (glibc 2.35+ does for every thread,
  * unless the kernel or an emulator refused it), the route must be "rseq".
  */
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vdsokit.h"
 #include "../tap.h"
+#include "testutil.h"
 
 /* glibc's rseq registration (weak: other libcs have none). */
 extern const unsigned int __rseq_size __attribute__((weak));
 extern const ptrdiff_t __rseq_offset __attribute__((weak));
-
-static int sys_getcpu(unsigned *cpu, unsigned *node)
-{
-	return syscall(SYS_getcpu, cpu, node, NULL) ? -errno : 0;
-}
 
 static int pin_to(int cpu)
 {
@@ -110,6 +103,12 @@ static void *thread_main(void *arg)
 	return (void *)(intptr_t)disagreements_everywhere("thread");
 }
 
+static int child_main(void *arg)
+{
+	(void)arg;
+	return disagreements_everywhere("forked child") ? 1 : 0;
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -148,12 +147,8 @@ int main(void)
 	ok(started == THREADS && bad == 0, "%d threads: getcpu equals the syscall on every CPU id (%d wrong)",
 	   started, bad);
 
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(disagreements_everywhere("forked child") ? 1 : 0);
-	int status = -1;
-	waitpid(pid, &status, 0);
-	ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0,
-	   "forked child: getcpu equals the syscall on every CPU id (status %#x)", status);
+	int status = run_in_child(child_main, NULL, 0);
+	ok(child_passed(status), "forked child: getcpu equals the syscall on every CPU id (%s)",
+	   wait_status_text(status).text);
 	return done_testing();
 }

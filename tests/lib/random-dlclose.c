@@ -8,15 +8,13 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdio.h>
-#include <string.h>
 #include <sys/auxv.h>
 #include <sys/types.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "../tap.h"
+#include "testutil.h"
 
 #ifndef TEST_LIBVDSOKIT_SO
 #define TEST_LIBVDSOKIT_SO "libvdsokit.so.0"
@@ -30,6 +28,10 @@
 
 #define THREADS 4
 #define CYCLES 1100
+#define CHILD_TIMEOUT_SECONDS 60
+
+/* The scenarios' exit codes: what did not go well. */
+enum { PASSED, LOAD_FAILED = 2, CALL_FAILED, MAPPINGS_LEAKED, KEY_CREATE_FAILED };
 
 typedef ssize_t (*getrandom_fn)(void *, size_t, unsigned);
 
@@ -52,12 +54,13 @@ static void *open_library(getrandom_fn *fn)
 	return h;
 }
 
-/* In the child: 0 when all went well, else a code saying what did not. */
-static int threads_outlive_library(void)
+/* In the child: PASSED, or what did not go well. */
+static int threads_outlive_library(void *unused)
 {
+	(void)unused;
 	void *h = open_library(&lib_getrandom);
 	if (!lib_getrandom)
-		return 2;
+		return LOAD_FAILED;
 	pthread_barrier_init(&called, NULL, THREADS + 1);
 	pthread_barrier_init(&unloaded, NULL, THREADS + 1);
 	pthread_t th[THREADS];
@@ -71,8 +74,8 @@ static int threads_outlive_library(void)
 		pthread_join(th[i], NULL);
 	for (int i = 0; i < THREADS; i++)
 		if (got[i] != 16)
-			return 3;
-	return 0;
+			return CALL_FAILED;
+	return PASSED;
 }
 
 /* The process's mapped bytes, from /proc/self/maps: merged mappings still add up. */
@@ -91,17 +94,18 @@ static long long mapped_bytes(void)
 	return total;
 }
 
-static int cycles_leave_nothing(void)
+static int cycles_leave_nothing(void *unused)
 {
+	(void)unused;
 	long long before = 0;
 	for (int i = 0; i < CYCLES; i++) {
 		getrandom_fn fn;
 		void *h = open_library(&fn);
 		if (!fn)
-			return 2;
+			return LOAD_FAILED;
 		unsigned char buf[16];
 		if (fn(buf, sizeof(buf), 0) != 16)
-			return 3;
+			return CALL_FAILED;
 		dlclose(h);
 		if (i == 9) /* after the loader's own first-time allocations */
 			before = mapped_bytes();
@@ -115,32 +119,34 @@ static int cycles_leave_nothing(void)
 	 * the pthread keys are checked there.
 	 */
 	if (!UNDER_ASAN && after - before > (long long)CYCLES * 4096 / 4)
-		return 4;
+		return MAPPINGS_LEAKED;
 	pthread_key_t key;
 	if (pthread_key_create(&key, NULL) != 0)
-		return 5;
-	return 0;
+		return KEY_CREATE_FAILED;
+	return PASSED;
 }
 
-static void run_in_child(int (*scenario)(void), const char *what)
+/* What a scenario's exit code says went wrong; NULL for PASSED or an unknown code. */
+static const char *scenario_failure(int code)
 {
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		alarm(60);
-		int code = scenario();
-		fflush(stdout); /* its diagnostics */
-		_exit(code);
+	switch (code) {
+	case LOAD_FAILED: return "the library did not load";
+	case CALL_FAILED: return "a call failed";
+	case MAPPINGS_LEAKED: return "mappings leaked";
+	case KEY_CREATE_FAILED: return "pthread_key_create failed";
+	default: return NULL;
 	}
-	int status = 0;
-	waitpid(pid, &status, 0);
-	static const char *const why[] = { "", "", "the library did not load", "a call failed",
-					   "mappings leaked", "pthread_key_create failed" };
-	if (WIFSIGNALED(status))
-		ok(0, "%s: killed by signal %d (%s)", what, WTERMSIG(status), strsignal(WTERMSIG(status)));
+}
+
+/* One check: scenario in a child, which passes only by exiting PASSED. */
+static void check_in_child(int (*scenario)(void *), const char *what)
+{
+	int status = run_in_child(scenario, NULL, CHILD_TIMEOUT_SECONDS);
+	const char *why = child_exited(status) ? scenario_failure(WEXITSTATUS(status)) : NULL;
+	if (child_passed(status))
+		ok(1, "%s", what);
 	else
-		ok(WEXITSTATUS(status) == 0, "%s%s%s", what, WEXITSTATUS(status) ? ": " : "",
-		   WEXITSTATUS(status) < 6 ? why[WEXITSTATUS(status)] : "unknown failure");
+		ok(0, "%s: %s", what, why ? why : wait_status_text(status).text);
 }
 
 int main(void)
@@ -155,9 +161,9 @@ int main(void)
 		return done_testing();
 	}
 	dlclose(probe);
-	run_in_child(threads_outlive_library,
-		     "4 threads call getrandom, dlclose, then they exit: no crash");
-	run_in_child(cycles_leave_nothing,
-		     "1100 dlopen/getrandom/dlclose cycles: no mapping leaked, pthread keys left");
+	check_in_child(threads_outlive_library,
+		       "4 threads call getrandom, dlclose, then they exit: no crash");
+	check_in_child(cycles_leave_nothing,
+		       "1100 dlopen/getrandom/dlclose cycles: no mapping leaked, pthread keys left");
 	return done_testing();
 }

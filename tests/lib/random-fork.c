@@ -9,16 +9,14 @@
  * and the main thread forks while that mmap waits — the pool's lock held.
  */
 #include <pthread.h>
-#include <signal.h>
-#include <string.h>
 #include <sys/mman.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vdsokit.h"
 #include "../tap.h"
 #include "crng-ready.h"
 #include "syscall-count.h"
+#include "testutil.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
 #define SANITIZER_FORK_UNSAFE 1
@@ -30,7 +28,7 @@
 #define CHILD_TIMEOUT_SECONDS 10
 
 /* Exit codes of the scenarios' processes. */
-enum { PASSED, SYSCALL_TAKEN, CALL_FAILED, NO_SECCOMP, SETUP_FAILED, VDSO_TOOK_SYSCALL };
+enum { PASSED, SYSCALL_TAKEN, CALL_FAILED, NO_SECCOMP, SETUP_FAILED, VDSO_TOOK_SYSCALL, GRANDCHILD_DIED };
 
 /* libvdsokit's test hook (src/random.c); weak, so that older builds link too. */
 void *vdsokit__random_thread_state(size_t *len) __attribute__((weak));
@@ -60,9 +58,9 @@ static void *getrandom_counting_syscalls(void *arg)
 }
 
 /* In a forked child: a new thread's getrandom must get a state. */
-static int child_checks_new_thread(void)
+static int child_checks_new_thread(void *unused)
 {
-	alarm(CHILD_TIMEOUT_SECONDS);
+	(void)unused;
 	int verdict = SETUP_FAILED;
 	pthread_t t;
 	if (pthread_create(&t, NULL, getrandom_counting_syscalls, &verdict) == 0)
@@ -70,30 +68,29 @@ static int child_checks_new_thread(void)
 	return verdict;
 }
 
-/* Runs in_child() in a forked child; its wait status. */
-static int in_child_process(int (*in_child)(void))
+/* What a scenario's exit code says; NULL for a code none of them exits with. */
+static const char *verdict_text(int code)
 {
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0)
-		_exit(in_child());
-	int status = 0;
-	waitpid(pid, &status, 0);
-	return status;
-}
-
-static const char *verdict_text(int status)
-{
-	if (WIFSIGNALED(status))
-		return WTERMSIG(status) == SIGALRM ? "the child hung" : strsignal(WTERMSIG(status));
-	switch (WEXITSTATUS(status)) {
+	switch (code) {
 	case PASSED: return "a new thread's getrandom made no syscall";
 	case SYSCALL_TAKEN: return "a new thread's getrandom took the syscall: no state";
 	case CALL_FAILED: return "getrandom failed";
 	case NO_SECCOMP: return "no seccomp";
+	case SETUP_FAILED: return "setup failed";
 	case VDSO_TOOK_SYSCALL: return "a new thread had a state, but the vDSO made a getrandom syscall";
-	default: return "setup failed";
+	case GRANDCHILD_DIED: return "the child forked during the growth crashed or hung";
+	default: return NULL;
 	}
+}
+
+/* How a scenario's child ended, in words: its verdict, or how it crashed or hung. */
+static struct wait_status_text outcome_text(int status)
+{
+	const char *verdict = child_exited(status) ? verdict_text(WEXITSTATUS(status)) : NULL;
+	struct wait_status_text t = wait_status_text(status);
+	if (verdict)
+		snprintf(t.text, sizeof(t.text), "%s", verdict);
+	return t;
 }
 
 /* ---- fork with the pool's growth in progress ------------------------- */
@@ -120,10 +117,13 @@ static void *grower(void *arg)
 	return NULL;
 }
 
-/* In a fresh process, so that the grower's is the first state claimed. */
-static int fork_during_growth(void)
+/*
+ * In a fresh process, so that the grower's is the first state claimed: its
+ * verdict, or the wait status's reason why there is none.
+ */
+static int fork_during_growth(void *unused)
 {
-	alarm(CHILD_TIMEOUT_SECONDS * 2);
+	(void)unused;
 	int grower_verdict = SETUP_FAILED;
 	pthread_t g;
 	if (pthread_create(&g, NULL, grower, &grower_verdict))
@@ -138,14 +138,16 @@ static int fork_during_growth(void)
 	struct seccomp_notif req;
 	if (counter_receive(fd, &req)) /* the grower now waits inside its mmap */
 		return SETUP_FAILED;
-	int status = in_child_process(child_checks_new_thread);
+	int status = run_in_child(child_checks_new_thread, NULL, CHILD_TIMEOUT_SECONDS);
 	counter_continue(fd, &req);
 	/* Any later mmap of the grower's growth runs too. */
 	while (counter_receive(fd, &req) == 0)
 		counter_continue(fd, &req);
 	pthread_join(g, NULL);
-	if (WIFSIGNALED(status))
-		return WTERMSIG(status) == SIGALRM ? 64 : 65;
+	if (!child_exited(status)) {
+		diag("fork during growth: the grandchild %s", wait_status_text(status).text);
+		return GRANDCHILD_DIED;
+	}
 	return WEXITSTATUS(status) ? WEXITSTATUS(status) : grower_verdict;
 }
 
@@ -191,8 +193,8 @@ static void forks_during_first_use(void)
 		pthread_create(&churners[i], NULL, churn, NULL);
 	int bad = 0, first_bad_status = 0;
 	for (int i = 0; i < FORKS; i++) {
-		int status = in_child_process(child_checks_new_thread);
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != PASSED) {
+		int status = run_in_child(child_checks_new_thread, NULL, CHILD_TIMEOUT_SECONDS);
+		if (!child_passed(status)) {
 			if (!bad++)
 				first_bad_status = status;
 		}
@@ -202,7 +204,7 @@ static void forks_during_first_use(void)
 	for (int i = 0; i < 2; i++)
 		pthread_join(churners[i], NULL);
 	ok(bad == 0, "%d forks while 2 threads churn through first uses: %d bad children%s%s", FORKS,
-	   bad, bad ? ", first: " : "", bad ? verdict_text(first_bad_status) : "");
+	   bad, bad ? ", first: " : "", bad ? outcome_text(first_bad_status).text : "");
 }
 
 int main(void)
@@ -221,15 +223,13 @@ int main(void)
 		forks_during_first_use();
 		return done_testing();
 	}
-	int status = in_child_process(fork_during_growth);
-	int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	if (code == NO_SECCOMP) {
+	int status = run_in_child(fork_during_growth, NULL, CHILD_TIMEOUT_SECONDS * 2);
+	if (child_exited(status) && WEXITSTATUS(status) == NO_SECCOMP) {
 		skip("no seccomp filters here: the growth window cannot be pinned");
 		return done_testing();
 	}
-	ok(code == PASSED, "fork while another thread grows the state pool (lock held): %s",
-	   code == 64 ? "the child hung" : code < 0 ? "the scenario crashed" :
-	   verdict_text(code << 8));
+	ok(child_passed(status), "fork while another thread grows the state pool (lock held): %s",
+	   outcome_text(status).text);
 	forks_during_first_use();
 	return done_testing();
 }

@@ -10,11 +10,11 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vdsokit.h"
 #include "../tap.h"
+#include "testutil.h"
 
 #define KEYS 40
 #define ROUNDS 200
@@ -47,9 +47,10 @@ static void *malloc_loop(void *arg)
 	return NULL;
 }
 
-/* In the child: the number of rounds whose handler call failed. */
-static int first_use_in_handler(void)
+/* In the child: the number of rounds whose handler call failed (100: no thread). */
+static int first_use_in_handler(void *unused)
 {
+	(void)unused;
 	pthread_key_t keys[KEYS];
 	for (int i = 0; i < KEYS; i++)
 		pthread_key_create(&keys[i], NULL);
@@ -78,17 +79,10 @@ static int first_use_in_handler(void)
 
 int main(void)
 {
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		alarm(TIMEOUT_SECONDS);
-		_exit(first_use_in_handler());
-	}
-	int status = 0;
-	waitpid(pid, &status, 0);
-	if (WIFSIGNALED(status))
+	int status = run_in_child(first_use_in_handler, NULL, TIMEOUT_SECONDS);
+	if (!child_exited(status))
 		ok(0, "%d threads' first getrandom in a SIGUSR1 handler that interrupted malloc: %s",
-		   ROUNDS, WTERMSIG(status) == SIGALRM ? "hung (deadlock)" : strsignal(WTERMSIG(status)));
+		   ROUNDS, wait_status_text(status).text);
 	else
 		ok(WEXITSTATUS(status) == 0,
 		   "%d threads' first getrandom in a SIGUSR1 handler that interrupted malloc, %d keys "

@@ -11,11 +11,11 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/random.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vdsokit.h"
 #include "../tap.h"
+#include "testutil.h"
 
 #define THREADS 64
 #define CALLS_PER_THREAD 10000
@@ -62,6 +62,15 @@ static void test_threads(void)
 	free(outputs);
 }
 
+/* In the child: one output, written to the pipe *arg. */
+static int child_writes_output(void *arg)
+{
+	int fd = *(const int *)arg;
+	unsigned char c[OUT];
+	ssize_t r = vdsokit_getrandom(c, sizeof(c), 0);
+	return r == OUT && write(fd, c, sizeof(c)) == (ssize_t)sizeof(c) ? 0 : 1;
+}
+
 static void test_fork(void)
 {
 	unsigned char before[OUT], parent[OUT], child[OUT];
@@ -71,20 +80,16 @@ static void test_fork(void)
 		skip("pipe failed");
 		return;
 	}
-	pid_t pid = fork();
-	if (pid == 0) {
-		unsigned char c[OUT];
-		ssize_t r = vdsokit_getrandom(c, sizeof(c), 0);
-		_exit(r == OUT && write(fd[1], c, sizeof(c)) == (ssize_t)sizeof(c) ? 0 : 1);
-	}
+	/* OUT bytes fit in the pipe: the child does not wait for the reader. */
+	int status = run_in_child(child_writes_output, &fd[1], 0);
 	close(fd[1]);
 	ssize_t got = read(fd[0], child, sizeof(child));
-	int status = 0;
-	waitpid(pid, &status, 0);
-	ssize_t r = vdsokit_getrandom(parent, sizeof(parent), 0);
-	ok(got == OUT && r == OUT && memcmp(parent, child, OUT) != 0 && memcmp(before, child, OUT) != 0,
-	   "after fork, parent and child produce different outputs");
 	close(fd[0]);
+	ssize_t r = vdsokit_getrandom(parent, sizeof(parent), 0);
+	ok(child_passed(status) && got == OUT && r == OUT && memcmp(parent, child, OUT) != 0 &&
+		   memcmp(before, child, OUT) != 0,
+	   "after fork, parent and child produce different outputs (child %s)",
+	   wait_status_text(status).text);
 }
 
 static void test_lengths_and_flags(void)

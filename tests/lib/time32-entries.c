@@ -13,6 +13,7 @@
 
 #include "vdsokit.h"
 #include "../tap.h"
+#include "testutil.h"
 
 #define CLOCKS 12
 
@@ -30,11 +31,6 @@ struct time32 {
 typedef int (*gettime32_fn)(clockid_t, struct time32 *);
 typedef int (*gettime64_fn)(clockid_t, struct vdsokit_timespec *);
 
-static long long ns(int64_t sec, int64_t nsec)
-{
-	return (long long)sec * 1000000000LL + nsec;
-}
-
 static const void *entry(const struct vdsokit_image *img, const char *name)
 {
 	struct vdsokit_symbol sym;
@@ -51,11 +47,11 @@ static void sandwich(const void *e, int wide, clockid_t c)
 	if (wide) {
 		struct vdsokit_timespec t;
 		r = ((gettime64_fn)e)(c, &t);
-		mid = ns(t.tv_sec, t.tv_nsec);
+		mid = timespec_ns(t);
 	} else {
 		struct time32 t;
 		r = ((gettime32_fn)e)(c, &t);
-		mid = ns(t.tv_sec, t.tv_nsec);
+		mid = timespec_ns(t);
 	}
 	int ra = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &after);
 	const char *which = wide ? "clock_gettime64" : "clock_gettime (32-bit time)";
@@ -63,9 +59,9 @@ static void sandwich(const void *e, int wide, clockid_t c)
 		ok(r == rb && r == ra, "%s(%d): %d, the syscall's %d", which, c, r, rb);
 		return;
 	}
-	ok(ns(before.tv_sec, before.tv_nsec) <= mid && mid <= ns(after.tv_sec, after.tv_nsec),
-	   "%s(%d): %lld within [%lld, %lld]", which, c, mid, ns(before.tv_sec, before.tv_nsec),
-	   ns(after.tv_sec, after.tv_nsec));
+	ok(timespec_ns(before) <= mid && mid <= timespec_ns(after),
+	   "%s(%d): %lld within [%lld, %lld]", which, c, mid, timespec_ns(before),
+	   timespec_ns(after));
 }
 
 int main(void)
