@@ -3,9 +3,11 @@
  * Running checks in a time namespace with offsets, entered after the library
  * was initialised: unshare(CLONE_NEWTIME) gives the namespace to children
  * only, so the offsets are written and the checks run in a forked child,
- * whose TAP lines continue the parent's numbering (the child hands its
- * totals back through a pipe).  Needs root; anything missing is a SKIP
- * with the reason.
+ * whose TAP lines continue the parent's numbering.  The child writes them
+ * to a file the parent then prints and counts: a child that crashed
+ * half-way leaves the numbering and the plan whole, and its end is one
+ * more "not ok" with its wait status.  Needs root; anything missing is a
+ * SKIP with the reason.
  */
 #ifndef VDSOKIT_TEST_TIMENS_H
 #define VDSOKIT_TEST_TIMENS_H
@@ -15,8 +17,9 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
+
+#include "testutil.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -24,6 +27,42 @@
 
 #define TIMENS_MONOTONIC_OFFSET 864000 /* 10 days: unmistakable, far from any limit */
 #define TIMENS_BOOTTIME_OFFSET (2 * TIMENS_MONOTONIC_OFFSET)
+
+struct timens_child {
+	void (*checks)(void);
+	FILE *lines; /* where its TAP lines go */
+};
+
+static int timens_child_main(void *arg)
+{
+	const struct timens_child *child = arg;
+	if (dup2(fileno(child->lines), STDOUT_FILENO) < 0)
+		return 1;
+	child->checks();
+	return 0;
+}
+
+/*
+ * Prints the child's lines and counts its checks into tap.h's totals: the
+ * child numbered them from the parent's count, so they simply continue.
+ * The number of checks the child made.
+ */
+static int timens_relay(FILE *lines)
+{
+	char line[1024];
+	int checks = 0;
+	rewind(lines);
+	while (fgets(line, sizeof(line), lines)) {
+		fputs(line, stdout);
+		if (strncmp(line, "ok ", 3) == 0 || strncmp(line, "not ok ", 7) == 0) {
+			checks++;
+			tap_count++;
+			tap_failed += line[0] == 'n';
+		}
+	}
+	fflush(stdout);
+	return checks;
+}
 
 /* Runs checks() in a child inside a new time namespace; 0, or -1 after a SKIP. */
 static int timens_run(void (*checks)(void))
@@ -48,31 +87,18 @@ static int timens_run(void (*checks)(void))
 		skip("time namespace: writing /proc/self/timens_offsets failed: %s", strerror(saved));
 		return -1;
 	}
-	int pipefd[2], tally[2] = { 0, 0 };
-	if (pipe(pipefd)) {
-		skip("time namespace: pipe failed");
+	FILE *lines = tmpfile();
+	if (!lines) {
+		skip("time namespace: no file for the child's TAP lines: %s", strerror(errno));
 		return -1;
 	}
-	fflush(stdout);
-	pid_t pid = fork();
-	if (pid == 0) {
-		checks();
-		int totals[2] = { tap_count, tap_failed };
-		fflush(stdout);
-		_exit(write(pipefd[1], totals, sizeof(totals)) == (ssize_t)sizeof(totals) ? 0 : 1);
-	}
-	close(pipefd[1]);
-	ssize_t got = read(pipefd[0], tally, sizeof(tally));
-	close(pipefd[0]);
-	int status = 0;
-	waitpid(pid, &status, 0);
-	if (got == (ssize_t)sizeof(tally)) {
-		tap_count = tally[0];
-		tap_failed = tally[1];
-	} else {
-		ok(0, "time namespace: the child died (%s %d)", WIFSIGNALED(status) ? "signal" : "exit",
-		   WIFSIGNALED(status) ? WTERMSIG(status) : WEXITSTATUS(status));
-	}
+	struct timens_child child = { checks, lines };
+	int status = run_in_child(timens_child_main, &child, 0);
+	int relayed = timens_relay(lines);
+	fclose(lines);
+	if (!child_passed(status))
+		ok(0, "time namespace: the child did not finish its checks (%s, after %d)",
+		   wait_status_text(status).text, relayed);
 	return 0;
 }
 
