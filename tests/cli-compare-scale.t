@@ -43,7 +43,7 @@ fi
 
 # Memory: 12 times the input plus 64 MiB for the program, in address space
 # (not for a sanitizer build: ASan reserves terabytes of address space).
-if grep -qa '__asan_init' "$vdsokit"; then
+if sanitized address; then
 	skip "memory bound: $vdsokit is built with AddressSanitizer"
 	done_testing
 	exit

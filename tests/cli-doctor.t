@@ -123,7 +123,7 @@ fi
 
 # --- valgrind hides the vDSO on x86 ---------------------------------------
 # (not for a sanitizer build: valgrind cannot host ASan's shadow memory)
-if nm "$vdsokit" 2>/dev/null | grep -q __asan_init; then
+if sanitized address; then
 	skip "vdsokit is built with ASan, which valgrind cannot host"
 	skip "valgrind reasons"
 	skip "doctor-expect valgrind"

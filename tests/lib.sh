@@ -62,6 +62,23 @@ expect_error() {
 
 have() { command -v "$1" >/dev/null 2>&1; }
 
+# sanitized [address|undefined|any] [FILE]: FILE (default: $vdsokit) is built
+# with AddressSanitizer, UndefinedBehaviorSanitizer, or either (the default).
+# Seen in the names of the runtimes' entry points the binary calls, which a
+# stripped binary keeps too.
+sanitized() {
+	case ${1:-any} in
+	address) marks='__asan_init' ;;
+	undefined) marks='__ubsan_handle_' ;;
+	any) marks='__asan_init\|__ubsan_handle_' ;;
+	*)
+		echo "sanitized: unknown sanitizer '$1' (address, undefined or any)" >&2
+		return 2
+		;;
+	esac
+	grep -qa "$marks" "${2:-$vdsokit}"
+}
+
 # json_check DESCRIPTION FILE JQ_FILTER: jq -e FILTER must hold.
 json_check() {
 	if ! have jq; then
