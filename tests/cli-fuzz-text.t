@@ -22,18 +22,27 @@ fi
 python3 "$top/tests/cli/fuzz_text.py" "$vdsokit" "$tmp/vdso.so" "$tmp" "$seed" "$rounds" >"$tmp/fuzz.out" 2>&1
 grep '^#' "$tmp/fuzz.out"
 value() { sed -n "s/^$1 //p" "$tmp/fuzz.out"; }
-if [ "$(value compare_failures)" = 0 ]; then
-	ok "compare: $rounds bench files of random labels, well-formed --json, --svg, --markdown and text"
+# The descriptions quote the runs fuzz_text.py counted, not what ROUNDS asked for.
+compare_runs=$(value compare_runs)
+inspect_runs=$(value inspect_runs)
+compare_what="${compare_runs:-no} runs (--json with --svg, --markdown, text) on $(value compare_files) bench files of random labels"
+if [ "${compare_runs:-0}" -eq 0 ]; then
+	not_ok "compare: no run counted: fuzz_text.py made none or did not finish (seed $seed, $rounds rounds)"
+elif [ "$(value compare_failures)" = 0 ]; then
+	ok "compare: $compare_what: well-formed output, and for the $(value compare_refusal_files) files with a \\u0000 label a clean refusal"
 else
-	not_ok "compare: $(value compare_failures) malformed outputs (seed $seed)"
+	not_ok "compare: $compare_what: $(value compare_failures) malformed outputs (seed $seed)"
 fi
-if [ "$(value inspect_failures)" = 0 ]; then
-	ok "inspect: $((rounds * 4)) mutated images, well-formed --json and text or a clean refusal"
+inspect_what="${inspect_runs:-no} runs (--json, text) on $(value inspect_images) mutated images"
+if [ "${inspect_runs:-0}" -eq 0 ]; then
+	not_ok "inspect: no run counted: fuzz_text.py made none or did not finish (seed $seed, $rounds rounds)"
+elif [ "$(value inspect_failures)" = 0 ]; then
+	ok "inspect: $inspect_what: well-formed output or a clean refusal"
 else
-	not_ok "inspect: $(value inspect_failures) malformed outputs or crashes (seed $seed)"
+	not_ok "inspect: $inspect_what: $(value inspect_failures) malformed outputs or crashes (seed $seed)"
 fi
-check "inspect accepted some mutated images (the names were really tried): $(value accepted_images)" \
-	test "$(value accepted_images)" -gt 20
+check "inspect accepted some mutated images (the names were really tried): $(value inspect_accepted_runs) of ${inspect_runs:-no} runs" \
+	test "$(value inspect_accepted_runs)" -gt 20
 if [ -z "$(value compare_failures)" ]; then
 	not_ok "the fuzzer ran to the end"
 	tail -20 "$tmp/fuzz.out" | diag

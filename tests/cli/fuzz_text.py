@@ -96,9 +96,11 @@ def bench_file(labels, release):
             b'", "machine": "x86_64" }, "results": [ ' + b", ".join(rows) + b" ] }")
 
 
-compare_runs = 0
+compare_runs = compare_files = compare_refusal_files = 0
 for n in range(rounds):
     nul = n % 10 == 9          # every tenth file holds a \u0000: a clean refusal
+    compare_files += 1
+    compare_refusal_files += nul
     labels = [random_label(nul and i == 0) for i in range(rng.randint(1, 6))]
     path = os.path.join(work, "fuzz.json")
     with open(path, "wb") as f:
@@ -146,8 +148,9 @@ with open(image_path, "rb") as f:
 name_spans = [m.span() for m in re.finditer(rb"(__vdso_|__kernel_|LINUX_)[A-Za-z0-9_.]*", original)]
 NASTY = [0x1b, 0x07, 0x08, 0x0d, 0x7f, 0x80, 0x9b, 0xc0, 0xed, 0xff, 0xfe, 0x0a, 0x22, 0x5c, 0x3c]
 
-inspect_runs = accepted = 0
+inspect_runs = inspect_images = accepted = 0
 for n in range(rounds * 4):
+    inspect_images += 1
     data = bytearray(original)
     for _ in range(rng.randint(1, 6)):
         if name_spans and rng.random() < 0.8:
@@ -176,9 +179,16 @@ for n in range(rounds * 4):
         else:
             check_utf8_text(what, out)
 
-print(f"# seed {seed}: {compare_runs} compare runs, {inspect_runs} inspect runs ({accepted} accepted images)")
+print(f"# seed {seed}: {compare_runs} compare runs on {compare_files} files, "
+      f"{inspect_runs} inspect runs on {inspect_images} images ({accepted} runs accepted the image)")
 for f in failures[:20]:
     print(f"# FAIL {f}")
 print(f"compare_failures {sum(1 for f in failures if f.startswith('compare'))}")
 print(f"inspect_failures {sum(1 for f in failures if f.startswith('inspect'))}")
-print(f"accepted_images {accepted}")
+# What ran, for the shell test's descriptions: counted as it ran, not derived from ROUNDS.
+print(f"compare_runs {compare_runs}")
+print(f"compare_files {compare_files}")
+print(f"compare_refusal_files {compare_refusal_files}")
+print(f"inspect_runs {inspect_runs}")
+print(f"inspect_images {inspect_images}")
+print(f"inspect_accepted_runs {accepted}")
