@@ -592,16 +592,14 @@ static int find_verdef(const struct vdsokit_image *img, unsigned ndx, struct vds
 
 /* ---- symbols ---------------------------------------------------------- */
 
-/* Decodes symbol i (< symbol_count); *def gets its version definition (index 0: none). */
-static int decode_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym,
-			 struct vdsokit_verdef *def)
+/* Decodes symbol i (< symbol_count), all but the name of its version. */
+static int decode_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym)
 {
 	const struct elf_layout *L = layout_of(img);
 	size_t s = img->symtab + (size_t)i * img->syment;
 	unsigned char info = img->data[s + L->st_info];
 
 	memset(sym, 0, sizeof(*sym));
-	def->index = 0;
 	sym->name = string_at(img, rd32(img, s + L->st_name));
 	if (!sym->name)
 		return -ENOEXEC;
@@ -616,8 +614,6 @@ static int decode_symbol(const struct vdsokit_image *img, uint32_t i, struct vds
 		uint16_t vs = rd16(img, img->versym + (size_t)i * 2);
 		sym->version_index = vs & 0x7fff;
 		sym->version_hidden = !!(vs & 0x8000);
-		if (sym->version_index > 1 && find_verdef(img, (unsigned)sym->version_index, def) == 0)
-			sym->version = def->name;
 	}
 	size_t off;
 	if (sym->shndx != SHN_UNDEF && vaddr_to_offset(img, sym->value, &off) == 0) {
@@ -627,29 +623,59 @@ static int decode_symbol(const struct vdsokit_image *img, uint32_t i, struct vds
 	return 0;
 }
 
-VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym)
+/* Sets sym->version from its version index: the definition's name, if any. */
+static void name_symbol_version(const struct vdsokit_image *img, struct vdsokit_symbol *sym)
 {
 	struct vdsokit_verdef def;
+	if (sym->version_index > 1 && find_verdef(img, (unsigned)sym->version_index, &def) == 0)
+		sym->version = def.name;
+}
+
+VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym)
+{
 	if (!img->data || i >= img->symbol_count)
 		return -EINVAL;
-	return decode_symbol(img, i, sym, &def);
+	int err = decode_symbol(img, i, sym);
+	if (!err)
+		name_symbol_version(img, sym);
+	return err;
+}
+
+int vdsokit__image_find_version(const struct vdsokit_image *img, const char *version,
+				struct vdsokit_verdef *def)
+{
+	if (!(img->flags & VDSOKIT_IMAGE_HAS_VERDEF))
+		return -1;
+	uint32_t hash = vdsokit_elf_hash(version);
+	size_t off = img->verdef;
+	for (uint32_t i = 0; i < img->verdef_count; i++) {
+		/* The chain was checked whole by vdsokit__image_parse_verdefs. */
+		if (!(rd16(img, off + 2) & VER_FLG_BASE) && rd32(img, off + 8) == hash) {
+			vdsokit_image_verdef_at(img, off, def);
+			/* The definition's hash must agree with its name, as the loader checks. */
+			if (def->name && strings_equal(def->name, version))
+				return 0;
+		}
+		off += rd32(img, off + 16);
+	}
+	return -1;
 }
 
 /*
- * Whether symbol i is a defined function called name in version.  The
- * name is compared first, straight from the symbol table, so the chain's
- * other entries cost one string compare each.
+ * Whether symbol i is a defined function called name, of the version
+ * defined by *version (NULL: of any).  The name is compared first,
+ * straight from the symbol table, so the chain's other entries cost one
+ * string compare each; the version is an index compare.
  */
 static int symbol_matches(const struct vdsokit_image *img, uint32_t i, const char *name,
-			  const char *version, struct vdsokit_symbol *sym)
+			  const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
 {
 	const struct elf_layout *L = layout_of(img);
 	size_t s = img->symtab + (size_t)i * img->syment;
 	const char *sym_name = string_at(img, rd32(img, s + L->st_name));
 	if (!sym_name || !strings_equal(sym_name, name))
 		return 0;
-	struct vdsokit_verdef def;
-	if (decode_symbol(img, i, sym, &def))
+	if (decode_symbol(img, i, sym))
 		return 0;
 	if (sym->type != STT_FUNC && sym->type != STT_NOTYPE)
 		return 0;
@@ -657,14 +683,18 @@ static int symbol_matches(const struct vdsokit_image *img, uint32_t i, const cha
 		return 0;
 	if (sym->shndx == SHN_UNDEF || !sym->address)
 		return 0;
-	if (!version || !(img->flags & VDSOKIT_IMAGE_HAS_VERSYM))
-		return 1;   /* unversioned images match any version */
-	/* The definition's hash must agree with its name, as the loader checks. */
-	return sym->version && def.hash == vdsokit_elf_hash(version) && strings_equal(sym->version, version);
+	if (!version) {
+		name_symbol_version(img, sym);
+		return 1;
+	}
+	if (sym->version_index != (int)version->index)
+		return 0;
+	sym->version = version->name;
+	return 1;
 }
 
-static int lookup_sysv(const struct vdsokit_image *img, const char *name, const char *version,
-		       struct vdsokit_symbol *sym)
+static int lookup_sysv(const struct vdsokit_image *img, const char *name,
+		       const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
 {
 	uint64_t i = hash_word(img, 2 + vdsokit_elf_hash(name) % img->hash_nbucket);
 	/* At most nchain steps: a cyclic chain ends here instead of spinning. */
@@ -678,8 +708,8 @@ static int lookup_sysv(const struct vdsokit_image *img, const char *name, const 
 	return -ENOENT;
 }
 
-static int lookup_gnu(const struct vdsokit_image *img, const char *name, const char *version,
-		      struct vdsokit_symbol *sym)
+static int lookup_gnu(const struct vdsokit_image *img, const char *name,
+		      const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
 {
 	uint32_t h = vdsokit_gnu_hash(name);
 	unsigned bits = img->elf_class;
@@ -705,18 +735,30 @@ static int lookup_gnu(const struct vdsokit_image *img, const char *name, const c
 	return -ENOENT;
 }
 
-VDSO_EXPORT int vdsokit_image_lookup(const struct vdsokit_image *img, const char *name, const char *version,
-		      struct vdsokit_symbol *sym)
+int vdsokit__image_lookup_in(const struct vdsokit_image *img, const char *name,
+			     const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
 {
-	struct vdsokit_symbol scratch;
-	if (!sym)
-		sym = &scratch;
-	if (!img->data || !name)
-		return -EINVAL;
 	/* GNU hash has a bloom filter: faster misses.  Either gives the same answer. */
 	if (img->flags & VDSOKIT_IMAGE_HAS_GNU_HASH)
 		return lookup_gnu(img, name, version, sym);
 	return lookup_sysv(img, name, version, sym);
+}
+
+VDSO_EXPORT int vdsokit_image_lookup(const struct vdsokit_image *img, const char *name, const char *version,
+		      struct vdsokit_symbol *sym)
+{
+	struct vdsokit_symbol scratch;
+	struct vdsokit_verdef def;
+	if (!sym)
+		sym = &scratch;
+	if (!img->data || !name)
+		return -EINVAL;
+	/* Unversioned images match any version; a version they do not define, nothing. */
+	if (!version || !(img->flags & VDSOKIT_IMAGE_HAS_VERSYM))
+		return vdsokit__image_lookup_in(img, name, NULL, sym);
+	if (vdsokit__image_find_version(img, version, &def))
+		return -ENOENT;
+	return vdsokit__image_lookup_in(img, name, &def, sym);
 }
 
 int vdsokit__image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym)

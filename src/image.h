@@ -8,6 +8,7 @@
 
 struct vdsokit_image;
 struct vdsokit_symbol;
+struct vdsokit_verdef;
 
 void vdsokit__image_find_build_id(struct vdsokit_image *img, size_t off, size_t len);
 int vdsokit__image_parse_sysv_hash(struct vdsokit_image *img, uint64_t vaddr);
@@ -20,6 +21,16 @@ int vdsokit__image_parse_verdefs(struct vdsokit_image *img, uint64_t declared);
  * headers, which must lie inside avail.  0, or a positive vdsokit_image_error.
  */
 int vdsokit__image_extent(const void *data, size_t avail, size_t *extent);
+
+/*
+ * vdsokit_image_lookup() in two steps, for a caller looking up several
+ * names of one version: the version's definition (0, or -1 when the image
+ * defines none of that name), then each name in it (version NULL: any).
+ */
+int vdsokit__image_find_version(const struct vdsokit_image *img, const char *version,
+				struct vdsokit_verdef *def);
+int vdsokit__image_lookup_in(const struct vdsokit_image *img, const char *name,
+			     const struct vdsokit_verdef *version, struct vdsokit_symbol *sym);
 
 /* Whether a resolved symbol lies inside an executable segment. */
 int vdsokit__image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym);

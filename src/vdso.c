@@ -138,14 +138,31 @@ struct resolved_symbols {
 
 static void resolve_symbols(const struct vdsokit_image *img, struct resolved_symbols *r)
 {
+	/*
+	 * The tables name one version for all or most entries (the same
+	 * literal, merged by the compiler): each version is found once.
+	 */
+	const char *version_name = NULL;
+	struct vdsokit_verdef version;
+	int version_found = 0;
 	for (int i = 0; i < SYM_COUNT; i++) {
 		const struct arch_symbol *want = &vdsokit_arch_symbols[i];
+		const struct vdsokit_verdef *in = NULL;
 		struct vdsokit_symbol sym;
 		r->addr[i] = NULL;
 		r->version[i] = NULL;
 		if (!want->name)
 			continue;
-		if (vdsokit_image_lookup(img, want->name, want->version, &sym) == 0 &&
+		if (want->version && (img->flags & VDSOKIT_IMAGE_HAS_VERSYM)) {
+			if (want->version != version_name) {
+				version_name = want->version;
+				version_found = vdsokit__image_find_version(img, want->version, &version) == 0;
+			}
+			if (!version_found)
+				continue;
+			in = &version;
+		}
+		if (vdsokit__image_lookup_in(img, want->name, in, &sym) == 0 &&
 		    vdsokit__image_symbol_is_callable(img, &sym)) {
 			r->addr[i] = sym.address;
 			r->version[i] = sym.version;
