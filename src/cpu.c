@@ -22,11 +22,14 @@ extern const unsigned int __rseq_size __attribute__((weak));
 #endif
 
 /*
- * The kernel's struct rseq as 32-bit words (the layout is ABI): cpu_id is
- * word 1; node_id (Linux 6.3+) word 6, so the area must reach byte 28.
+ * The kernel's struct rseq as 32-bit words (the layout is ABI):
+ * cpu_id_start, cpu_id, rseq_cs (a u64: words 2-3), flags, node_id and
+ * mm_cid (both Linux 6.3+).  cpu_id is word 1; node_id word 5, so the area
+ * must reach byte 24.  (Word 6, mm_cid, numbers the threads of the process
+ * running at once: it is no node.)
  */
 #define RSEQ_WORD_CPU_ID 1
-#define RSEQ_WORD_NODE_ID 6
+#define RSEQ_WORD_NODE_ID 5
 #define RSEQ_END_OF_CPU_ID ((RSEQ_WORD_CPU_ID + 1) * 4)
 #define RSEQ_END_OF_NODE_ID ((RSEQ_WORD_NODE_ID + 1) * 4)
 
