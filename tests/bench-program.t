@@ -1,0 +1,35 @@
+#!/bin/sh
+# `make bench`'s program: every row has its figures side by side, and the
+# first call in a fresh process was measured for the static and the shared
+# library (both fresh programs ran and reported their time and page
+# faults).  The figures are shown as diagnostics, never judged.
+. "$(dirname "$0")/lib.sh"
+
+bench=$build/bench/bench
+for prog in first-call-static first-call-shared; do
+	if "$build/bench/$prog" >"$tmp/$prog.out" 2>"$tmp/$prog.err"; then
+		check "$prog prints '<ns> <page faults>'" grep -Eq '^-?[0-9]+ [0-9]+$' "$tmp/$prog.out"
+	else
+		not_ok "$prog exits 0"
+		diag <"$tmp/$prog.err"
+	fi
+done
+
+"$bench" >"$tmp/out" 2>"$tmp/err"
+status=$?
+if [ "$status" -eq 0 ]; then ok "bench exits 0"; else not_ok "bench exits 0 (status $status)"; diag <"$tmp/err"; fi
+check "bench has the column header" \
+	grep -Eq '^call +raw +kit +libc +syscall +kit/raw +kit-raw +kit/libc +goal$' "$tmp/out"
+number='[0-9]+\.[0-9]+'
+for call in 'clock_gettime\(MONOTONIC\)' 'clock_gettime\(REALTIME_COARSE\)' 'clock_gettime\(PROCESS_CPUTIME\)' \
+	'clock_getres\(MONOTONIC\)' 'time' 'getcpu \([a-z]+\)'; do
+	check "row $(printf '%s' "$call" | tr -d '\\') has kit, libc and syscall figures" \
+		grep -Eq "^$call +($number|-) +$number +$number +$number " "$tmp/out"
+done
+check "the first call's warm work is reported" grep -Eq "^first call's work .*: [0-9]+ ns$" "$tmp/out"
+for what in 'static \(-static, libvdsokit\.a\)' 'dynamic \(libvdsokit\.so\)'; do
+	check "the fresh-process first call is measured: $(printf '%s' "$what" | tr -d '\\')" \
+		grep -Eq "^  $what +[0-9]+ ns, [0-9]+ page faults " "$tmp/out"
+done
+diag <"$tmp/out"
+done_testing
