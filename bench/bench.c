@@ -166,7 +166,7 @@ static int run_fresh(const char *program, struct first_call *out)
 
 struct fresh_program { const char *file, *what; double ns[FRESH_RUNS], faults[FRESH_RUNS]; int runs; };
 
-static void print_fresh_process_figures(void)
+static void print_fresh_process_figures(double warm_ns)
 {
 	struct fresh_program progs[] = {
 		{ .file = "first-call-static", .what = "static (-static, libvdsokit.a)" },
@@ -201,8 +201,13 @@ static void print_fresh_process_figures(void)
 		}
 		qsort(f->ns, (size_t)f->runs, sizeof(double), cmp_double);
 		qsort(f->faults, (size_t)f->runs, sizeof(double), cmp_double);
-		printf("  %-32s %6.0f ns, %.0f page faults   goal <= 2000 ns  %s\n", f->what,
-		       f->ns[f->runs / 2], f->faults[f->runs / 2], f->ns[f->runs / 2] <= 2000 ? "ok" : "over");
+		double ns = f->ns[f->runs / 2], faults = f->faults[f->runs / 2];
+		printf("  %-32s %6.0f ns, %.0f page faults   goal <= 2000 ns  %s\n", f->what, ns, faults,
+		       ns <= 2000 ? "ok" : "over");
+		if (ns > 2000 && faults == 0)
+			printf("    over without a page fault: %.0f ns of it is the same work warm; the rest is its\n"
+			       "    first run in the process (instruction cache, branch predictors, TLB all cold)\n",
+			       warm_ns);
 	}
 }
 
@@ -340,8 +345,9 @@ int main(void)
 	if (notes[0])
 		printf("\nslower than the libc (beyond 3 %% / 0.3 ns), and why:\n%s", notes);
 
+	double warm = resolve_ns();
 	printf("\nfirst call's work (locate + parse + resolve + choose), warm, fastest of 31 x 100: %.0f ns\n",
-	       resolve_ns());
-	print_fresh_process_figures();
+	       warm);
+	print_fresh_process_figures(warm);
 	return 0;
 }
