@@ -60,12 +60,12 @@ static double now_ns(void)
 	}
 
 #define CLOCK_LOCALS clockid_t c = bench_clock; struct timespec ts; struct vdsokit_timespec kts
-RUN_LOOP(run_raw_gettime, CLOCK_LOCALS; clock_fn fn = raw_gettime; (void)kts, fn(c, &ts))
+RUN_LOOP(run_raw_gettime, CLOCK_LOCALS; clock_fn fn = raw_gettime; (void)ts, fn(c, &kts))
 RUN_LOOP(run_kit_gettime, CLOCK_LOCALS; (void)ts, vdsokit_clock_gettime(c, &kts))
 RUN_LOOP(run_libc_gettime, CLOCK_LOCALS; (void)kts, clock_gettime(c, &ts))
 RUN_LOOP(run_sys_gettime, CLOCK_LOCALS; (void)ts, vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &kts))
 
-RUN_LOOP(run_raw_getres, CLOCK_LOCALS; clock_fn fn = raw_getres; (void)kts, fn(c, &ts))
+RUN_LOOP(run_raw_getres, CLOCK_LOCALS; clock_fn fn = raw_getres; (void)ts, fn(c, &kts))
 RUN_LOOP(run_kit_getres, CLOCK_LOCALS; (void)ts, vdsokit_clock_getres(c, &kts))
 RUN_LOOP(run_libc_getres, CLOCK_LOCALS; (void)kts, clock_getres(c, &ts))
 RUN_LOOP(run_sys_getres, CLOCK_LOCALS; (void)ts, vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, c, &kts))
@@ -227,15 +227,18 @@ static double resolve_ns(void)
 	return best;
 }
 
-/* The vDSO's own entry for sym, straight from the image: the bare pointer. */
-static const void *bare_entry(enum vdsokit_sym sym)
+/*
+ * fn's bare vDSO entry (vdsokit_bare_entry) where its time values are
+ * 64-bit, as the loops' types are; NULL elsewhere (powerpc, 32-bit-time
+ * entries, none).  getcpu takes no time.
+ */
+static const void *bare_entry(enum vdsokit_func fn)
 {
-	const struct vdsokit_image *img = vdsokit_process_image();
-	const struct arch_symbol *want = &vdsokit_arch_symbols[sym];
-	struct vdsokit_symbol found;
-	if (!img || !want->name || vdsokit_image_lookup(img, want->name, want->version, &found) != 0)
+	const void *entry;
+	int time64;
+	if (vdsokit_bare_entry(fn, &entry, &time64) != 0)
 		return NULL;
-	return found.address;
+	return time64 || fn == VDSOKIT_FN_GETCPU ? entry : NULL;
 }
 
 /*
@@ -295,13 +298,10 @@ int main(void)
 	int pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
 
 	vdsokit_init();
-#if !defined(__powerpc__) && (defined(__LP64__) || defined(__x86_64__))
-	/* Elsewhere the entries need powerpc's CR0.SO sequence or take 32-bit time. */
-	raw_gettime = (clock_fn)(uintptr_t)bare_entry(SYM_CLOCK_GETTIME);
-	raw_getres = (clock_fn)(uintptr_t)bare_entry(SYM_CLOCK_GETRES);
-	raw_time = (time_fn)(uintptr_t)bare_entry(SYM_TIME);
-	raw_getcpu = (getcpu_fn)(uintptr_t)bare_entry(SYM_GETCPU);
-#endif
+	raw_gettime = (clock_fn)(uintptr_t)bare_entry(VDSOKIT_FN_CLOCK_GETTIME);
+	raw_getres = (clock_fn)(uintptr_t)bare_entry(VDSOKIT_FN_CLOCK_GETRES);
+	raw_time = (time_fn)(uintptr_t)bare_entry(VDSOKIT_FN_TIME);
+	raw_getcpu = (getcpu_fn)(uintptr_t)bare_entry(VDSOKIT_FN_GETCPU);
 	struct vdsokit_path path;
 	vdsokit_path_of(VDSOKIT_FN_GETCPU, 0, &path);
 

@@ -369,21 +369,19 @@ unsigned vdso_mappings_read(struct vdso_mapping *maps, unsigned max);
 /* The ways one function can be called, side by side. */
 enum bench_path {
 	BENCH_LIBRARY,  /* vdsokit_clock_gettime() …: libvdsokit's own choice    */
-	BENCH_VDSO,     /* the bare vDSO pointer (raw_vdso.c); via(VDSO) where
-			   raw_vdso_is_bare() is false                          */
+	BENCH_VDSO,     /* the bare vDSO pointer (vdsokit_bare_entry); via(VDSO)
+			   where raw_vdso_is_bare() is false                    */
 	BENCH_LIBC,     /* clock_gettime(), sched_getcpu(), pthread_self() …  */
 	BENCH_SYSCALL,  /* vdso_*_via(VDSOKIT_VIA_SYSCALL): the raw syscall      */
 	BENCH_PATH_COUNT
 };
 
 /*
- * bench's vDSO column (raw_vdso.c): whether fn is called there through
- * the bare entry point (else vdsokit_*_via(VDSOKIT_VIA_VDSO): powerpc,
- * getrandom, the thread pointer), and that entry's address (NULL: none,
- * or not bare).
+ * Whether bench's vDSO column calls fn's bare entry point
+ * (vdsokit_bare_entry), else vdsokit_*_via(VDSOKIT_VIA_VDSO): powerpc,
+ * getrandom, the thread pointer.
  */
 bool raw_vdso_is_bare(enum vdsokit_func fn);
-const void *raw_vdso_address(enum vdsokit_func fn, long clock);
 
 /* "vdsokit", "vdso", "libc", "syscall": also the JSON keys. */
 const char *bench_path_name(enum bench_path path);

@@ -157,44 +157,61 @@ DEFINE_LOOP(loop_libc_tp, pthread_t (*self_fn)(void) = pthread_self; pthread_t s
 DEFINE_LOOP(loop_sys_tp, void *tp, tp = vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL); KEEP(tp))
 
 /*
- * The bare vDSO entries (raw_vdso.c), with the kernel's signatures: the
- * pointer is loaded once per batch, and each iteration is the call itself.
- * One 16-byte buffer fits every ABI's timespec and timeval (x32's and
- * sparc64's timeval are 16 bytes, a 32-bit timespec 8).
+ * The bare vDSO entries (vdsokit_bare_entry), with the kernel's
+ * signatures: the pointer is loaded once per batch, and each iteration is
+ * the call itself.  One 16-byte buffer fits every ABI's timespec and
+ * timeval (x32's and sparc64's timeval are 16 bytes, a 32-bit timespec 8).
+ * time() returns the kernel's long: 64-bit where the entry's time is
+ * (x32 too), else 32-bit.
  */
 struct kernel_time_buffer {
 	int64_t first, second;
 };
 typedef int bare_clock_fn(clockid_t clock, struct kernel_time_buffer *ts);
 typedef int bare_gettimeofday_fn(struct kernel_time_buffer *tv, void *tz);
-#if defined(__x86_64__) && defined(__ILP32__)
-typedef long long bare_kernel_long;   /* x32: the kernel's long is 64-bit */
-#else
-typedef long bare_kernel_long;
-#endif
-typedef bare_kernel_long bare_time_fn(bare_kernel_long *t);
+typedef int64_t bare_time64_fn(int64_t *t);
+typedef int32_t bare_time32_fn(int32_t *t);
 typedef int bare_getcpu_fn(unsigned *cpu, unsigned *node, void *cache);
 
-#define BARE(type, fn, arg) ((type *)raw_vdso_address((fn), (arg)))
+/* fn's bare entry, NULL without one; *time64 as vdsokit_bare_entry says. */
+static const void *bare_entry(enum vdsokit_func fn, int *time64)
+{
+	const void *entry;
+	int wide = 1;
+	if (vdsokit_bare_entry(fn, &entry, &wide) != 0)
+		entry = NULL;
+	if (time64)
+		*time64 = wide;
+	return entry;
+}
 
-DEFINE_LOOP(loop_bare_gettime,
-	    bare_clock_fn *f = BARE(bare_clock_fn, VDSOKIT_FN_CLOCK_GETTIME, arg);
+bool raw_vdso_is_bare(enum vdsokit_func fn)
+{
+	const void *entry;
+	return vdsokit_bare_entry(fn, &entry, NULL) != -EOPNOTSUPP;
+}
+
+#define BARE(type, fn) ((type *)bare_entry((fn), NULL))
+
+DEFINE_LOOP(loop_bare_gettime, bare_clock_fn *f = BARE(bare_clock_fn, VDSOKIT_FN_CLOCK_GETTIME);
 	    struct kernel_time_buffer ts, f((clockid_t)arg, &ts))
-DEFINE_LOOP(loop_bare_getres,
-	    bare_clock_fn *f = BARE(bare_clock_fn, VDSOKIT_FN_CLOCK_GETRES, arg);
+DEFINE_LOOP(loop_bare_getres, bare_clock_fn *f = BARE(bare_clock_fn, VDSOKIT_FN_CLOCK_GETRES);
 	    struct kernel_time_buffer ts, f((clockid_t)arg, &ts))
 DEFINE_LOOP(loop_bare_gettimeofday,
-	    bare_gettimeofday_fn *f = BARE(bare_gettimeofday_fn, VDSOKIT_FN_GETTIMEOFDAY, 0);
+	    bare_gettimeofday_fn *f = BARE(bare_gettimeofday_fn, VDSOKIT_FN_GETTIMEOFDAY);
 	    struct kernel_time_buffer tv, f(&tv, NULL))
-DEFINE_LOOP(loop_bare_time, bare_time_fn *f = BARE(bare_time_fn, VDSOKIT_FN_TIME, 0);
-	    bare_kernel_long t, t = f(NULL); KEEP(t))
-DEFINE_LOOP(loop_bare_getcpu, bare_getcpu_fn *f = BARE(bare_getcpu_fn, VDSOKIT_FN_GETCPU, 0);
+DEFINE_LOOP(loop_bare_time64, bare_time64_fn *f = BARE(bare_time64_fn, VDSOKIT_FN_TIME);
+	    int64_t t, t = f(NULL); KEEP(t))
+DEFINE_LOOP(loop_bare_time32, bare_time32_fn *f = BARE(bare_time32_fn, VDSOKIT_FN_TIME);
+	    int32_t t, t = f(NULL); KEEP(t))
+DEFINE_LOOP(loop_bare_getcpu, bare_getcpu_fn *f = BARE(bare_getcpu_fn, VDSOKIT_FN_GETCPU);
 	    unsigned cpu; unsigned node, f(&cpu, &node, NULL))
 
 /* One bare call, as probe() reports it: 0 / -errno, the cpu, or -ENOSYS: no entry. */
 static long bare_probe(const struct bench_case *c)
 {
-	const void *entry = raw_vdso_address(c->func, c->arg);
+	int time64;
+	const void *entry = bare_entry(c->func, &time64);
 	struct kernel_time_buffer buffer;
 	unsigned cpu, node;
 	if (!entry)
@@ -206,7 +223,7 @@ static long bare_probe(const struct bench_case *c)
 	case VDSOKIT_FN_GETTIMEOFDAY:
 		return ((bare_gettimeofday_fn *)entry)(&buffer, NULL);
 	case VDSOKIT_FN_TIME: {
-		bare_kernel_long t = ((bare_time_fn *)entry)(NULL);
+		int64_t t = time64 ? ((bare_time64_fn *)entry)(NULL) : ((bare_time32_fn *)entry)(NULL);
 		return t < 0 && t >= -4095 ? (long)t : 0;
 	}
 	case VDSOKIT_FN_GETCPU: {
@@ -222,7 +239,7 @@ static bench_loop *const bare_loops[VDSOKIT_FN_COUNT] = {
 	[VDSOKIT_FN_CLOCK_GETTIME] = loop_bare_gettime,
 	[VDSOKIT_FN_CLOCK_GETRES] = loop_bare_getres,
 	[VDSOKIT_FN_GETTIMEOFDAY] = loop_bare_gettimeofday,
-	[VDSOKIT_FN_TIME] = loop_bare_time,
+	[VDSOKIT_FN_TIME] = loop_bare_time64, /* loop_for() picks the 32-bit one */
 	[VDSOKIT_FN_GETCPU] = loop_bare_getcpu,
 };
 
@@ -243,8 +260,12 @@ static bench_loop *const loops[VDSOKIT_FN_COUNT][BENCH_PATH_COUNT] = {
 
 static bench_loop *loop_for(enum vdsokit_func fn, enum bench_path path)
 {
-	if (path == BENCH_VDSO && raw_vdso_is_bare(fn))
+	if (path == BENCH_VDSO && raw_vdso_is_bare(fn)) {
+		int time64;
+		if (fn == VDSOKIT_FN_TIME && bare_entry(fn, &time64) && !time64)
+			return loop_bare_time32;
 		return bare_loops[fn];
+	}
 	return loops[fn][path];
 }
 

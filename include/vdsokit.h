@@ -157,6 +157,20 @@ struct vdsokit_path {
 
 /* clock is ignored except for VDSOKIT_FN_CLOCK_GETTIME and VDSOKIT_FN_CLOCK_GETRES. */
 int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_path *path);
+/*
+ * The vDSO's own entry for fn, to call as a plain C function with the
+ * kernel's types and signature: the bare reference a benchmark measures
+ * the library against.  It is the entry the library resolved for fn (the
+ * library may still send some clocks to the syscall: see path_of).
+ * *time64 (may be NULL) tells whether its time values are 64-bit: the
+ * timespec's and the timeval's seconds, time()'s return.  Returns 0;
+ * -ENOENT when this process's vDSO has no usable entry for fn; -EOPNOTSUPP
+ * where none can be called bare: on powerpc (errors in CR0.SO, ELFv1
+ * function descriptors), and for getrandom (its state comes from the
+ * library) and the thread pointer; vdsokit_*_via(VDSOKIT_VIA_VDSO) calls
+ * those.
+ */
+int vdsokit_bare_entry(enum vdsokit_func fn, const void **entry, int *time64);
 const char *vdsokit_func_name(enum vdsokit_func fn);
 const char *vdsokit_route_name(enum vdsokit_route route);
 const char *vdsokit_reason_text(enum vdsokit_reason reason);

@@ -104,6 +104,31 @@ VDSO_EXPORT int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vd
 	}
 }
 
+VDSO_EXPORT int vdsokit_bare_entry(enum vdsokit_func fn, const void **entry, int *time64)
+{
+	const struct vdsokit_state *s = vdsokit_state();
+	const struct vdsokit_entry *e;
+	*entry = NULL;
+	switch (fn) {
+	case VDSOKIT_FN_CLOCK_GETTIME: e = &s->gettime; break;
+	case VDSOKIT_FN_CLOCK_GETRES: e = &s->getres; break;
+	case VDSOKIT_FN_GETTIMEOFDAY: e = &s->gettimeofday; break;
+	case VDSOKIT_FN_TIME: e = &s->time; break;
+	case VDSOKIT_FN_GETCPU: e = &s->getcpu; break;
+	case VDSOKIT_FN_GETRANDOM:
+	case VDSOKIT_FN_THREAD_POINTER: return -EOPNOTSUPP;
+	default: return -EINVAL;
+	}
+	if (ARCH_VDSO_CALL5)
+		return -EOPNOTSUPP; /* only the arch's call sequence is correct */
+	if (!e->fn)
+		return -ENOENT;
+	*entry = e->fn;
+	if (time64)
+		*time64 = (int)e->time64;
+	return 0;
+}
+
 VDSO_EXPORT const char *vdsokit_func_name(enum vdsokit_func fn)
 {
 	static const char *const names[VDSOKIT_FN_COUNT] = {

@@ -252,6 +252,48 @@ static void test_paths(int told_no_vdso)
 #endif
 }
 
+/*
+ * vdsokit_bare_entry: the entry path_of names, called bare with the
+ * kernel's types it gives the same time as the syscall; getrandom and the
+ * thread pointer never bare; powerpc's entries never (CR0.SO, descriptors).
+ */
+static void test_bare_entry(void)
+{
+	const void *entry = &entry;
+	int time64 = -1;
+	ok(vdsokit_bare_entry(VDSOKIT_FN_GETRANDOM, &entry, &time64) == -EOPNOTSUPP && !entry,
+	   "bare entry of getrandom: -EOPNOTSUPP (its state comes from the library)");
+	ok(vdsokit_bare_entry(VDSOKIT_FN_THREAD_POINTER, &entry, NULL) == -EOPNOTSUPP,
+	   "bare entry of the thread pointer: -EOPNOTSUPP");
+	ok(vdsokit_bare_entry(VDSOKIT_FN_COUNT, &entry, NULL) == -EINVAL, "bare entry of no function: -EINVAL");
+
+	struct vdsokit_path p;
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_REALTIME_COARSE, &p);
+	int r = vdsokit_bare_entry(VDSOKIT_FN_CLOCK_GETTIME, &entry, &time64);
+#if defined(__powerpc__)
+	ok(r == -EOPNOTSUPP && !entry, "powerpc: no bare clock_gettime (%d)", r);
+	return;
+#endif
+	if (p.route != VDSOKIT_ROUTE_VDSO) {
+		ok(r == -ENOENT && !entry, "no clock_gettime entry in use: bare entry -ENOENT (%d)", r);
+		return;
+	}
+	ok(r == 0 && entry == p.address && (time64 == 0 || time64 == 1),
+	   "bare clock_gettime is path_of's %s at %p (time64 %d)", p.symbol, p.address, time64);
+	if (r != 0 || !time64)
+		return;
+	/* The bare call, with the kernel's 64-bit timespec, inside a syscall sandwich. */
+	int (*bare)(clockid_t, struct vdsokit_timespec *) =
+		(int (*)(clockid_t, struct vdsokit_timespec *))(uintptr_t)entry;
+	struct vdsokit_timespec before, mid, after;
+	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &before);
+	int rm = bare(CLOCK_REALTIME_COARSE, &mid);
+	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &after);
+	ok(rm == 0 && timespec_ns(before) <= timespec_ns(mid) && timespec_ns(mid) <= timespec_ns(after),
+	   "bare clock_gettime(REALTIME_COARSE) %lld within the syscall's [%lld, %lld]",
+	   timespec_ns(mid), timespec_ns(before), timespec_ns(after));
+}
+
 #ifndef TEST_NO_VDSO
 #define TEST_NO_VDSO 0
 #endif
@@ -285,6 +327,7 @@ int main(int argc, char **argv)
 	diag("arch %s, AT_SYSINFO_EHDR %p%s", vdsokit_arch_name(), (void *)getauxval(AT_SYSINFO_EHDR),
 	     no_vdso ? " (ignored: told no vDSO)" : "");
 	test_paths(no_vdso);
+	test_bare_entry();
 	test_calls();
 	ok(vdsokit_use_image(NULL, 0) == -EBUSY, "vdsokit_use_image after first use: -EBUSY");
 	int r = vdsokit_init();
