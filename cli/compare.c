@@ -307,11 +307,6 @@ int cmd_compare(int argc, char **argv)
 		status = cli_error("compare", before.path, "no results with a label");
 		goto out;
 	}
-	/* Test aid: the work of matching labels, which must grow linearly with the rows. */
-	if (getenv("VDSOKIT_COMPARE_PROBES"))
-		fprintf(stderr, "%s compare: %u rows, %llu label probes\n", CLI_PROGRAM, count,
-			before_index.probes + after_index.probes);
-
 	if (json) {
 		print_json(rows, count, before.path, files == 2 ? after.path : before.path,
 			   before_path, path_name);
