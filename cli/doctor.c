@@ -10,6 +10,7 @@
  * The environment that changes the picture (seccomp, time namespaces,
  * 32-bit userspace, virtual machines) is reported alongside.
  */
+#include <elf.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -267,14 +268,93 @@ static const char *path_label(enum vdsokit_func fn, long clock, char *buf, size_
 	return buf;
 }
 
+/*
+ * The library's word that the vDSO of this architecture reads MONOTONIC in
+ * user space on no kernel, whatever the clocksource: its path sends the
+ * clock to the syscall although the vDSO entry is in use.
+ */
+static bool monotonic_in_kernel(void)
+{
+	struct vdsokit_path p;
+	return vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p) == 0 &&
+	       p.reason == VDSOKIT_REASON_CLOCK_IN_KERNEL;
+}
+
+/*
+ * The entry this process's vDSO exports for fn, used by the library or not:
+ * a defined global function named __<prefix>_<function> (__vdso_gettimeofday,
+ * __kernel_getcpu).  The image is the witness, not a list of architectures.
+ */
+static bool image_entry(enum vdsokit_func fn, struct vdsokit_symbol *found)
+{
+	const struct vdsokit_image *img = vdsokit_process_image();
+	const char *want = cli_func_name(fn);
+	size_t want_len = strlen(want);
+	for (uint32_t i = 0; img && i < img->symbol_count; i++) {
+		struct vdsokit_symbol sym;
+		if (vdsokit_image_symbol(img, i, &sym) != 0 || !sym.name || sym.shndx == SHN_UNDEF ||
+		    sym.type != STT_FUNC || (sym.bind != STB_GLOBAL && sym.bind != STB_WEAK))
+			continue;
+		size_t len = strlen(sym.name);
+		if (strncmp(sym.name, "__", 2) == 0 && len > want_len + 2 &&
+		    sym.name[len - want_len - 1] == '_' && strcmp(sym.name + len - want_len, want) == 0) {
+			*found = sym;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The clock a function's vDSO entry reads, -1 for none. */
+static long clock_read_by(enum vdsokit_func fn)
+{
+	return fn == VDSOKIT_FN_GETTIMEOFDAY ? CLOCK_REALTIME : -1;
+}
+
+/*
+ * Why the library makes the syscall for fn although the image exports
+ * entry: in the library's terms (its path for fn, or for the clock the
+ * entry reads), never from the architecture's name.  False when the
+ * library's path says nothing of what the entry would do.
+ */
+static bool entry_passed_by(char *buf, size_t size, enum vdsokit_func fn,
+			    const struct vdsokit_path *p, const struct vdsokit_symbol *entry)
+{
+	char clock[32];
+	struct vdsokit_path read;
+	long c = clock_read_by(fn);
+	append(buf, size, "%s%s: %s%s%s ", buf[0] ? "; " : "", cli_func_name(fn), entry->name,
+	       entry->version ? "@" : "", entry->version ? entry->version : "");
+	if (p->reason == VDSOKIT_REASON_ENTRY_IS_SYSCALL) {
+		append(buf, size, "is exported, but %s", vdsokit_reason_text(p->reason));
+		return true;
+	}
+	if (c >= 0 && vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)c, &read) == 0 &&
+	    read.reason == VDSOKIT_REASON_CLOCK_IN_KERNEL) {
+		append(buf, size, "is exported, but it reads CLOCK_%s, and vdsokit_path_of(%s(%s)) "
+		       "says: %s; so the entry would only make the syscall, and the library makes "
+		       "%s directly", clock_id_name(clock, sizeof(clock), c),
+		       cli_func_name(VDSOKIT_FN_CLOCK_GETTIME), clock, vdsokit_reason_text(read.reason),
+		       p->syscall ? p->syscall : "it");
+		return true;
+	}
+	append(buf, size, "is exported, but the library does not call it on %s and makes %s "
+	       "(vdsokit_path_of: route %s)", vdsokit_arch_name(),
+	       p->syscall ? p->syscall : "the syscall", vdsokit_route_name(p->route));
+	return false;
+}
+
 /* Findings from vdsokit_path_of for every function (and clock). */
 static void check_functions(struct report *r, const struct vdso_facts *v)
 {
 	char fast[1024] = "", absent[512] = "", not_on_arch[512] = "", kernel_clocks[512] = "",
-	     time32[512] = "", untrusted[512] = "", other[512] = "";
+	     time32[512] = "", untrusted[512] = "", other[512] = "", passed_by[1024] = "",
+	     passed_by_names[256] = "", user_space[512] = "";
 	char label[64];
 	struct vdsokit_path p;
+	struct vdsokit_symbol entry;
 	unsigned fast_count = 0;
+	bool passed_by_explained = true;
 
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
 		bool clocked = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
@@ -288,6 +368,9 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 			case VDSOKIT_REASON_OK:
 			case VDSOKIT_REASON_ABI_REGISTER:
 				fast_count++;
+				if (fn != VDSOKIT_FN_CLOCK_GETRES) /* getres reads no clock */
+					append(user_space, sizeof(user_space), "%s%s",
+					       user_space[0] ? ", " : "", label);
 				if (p.route == VDSOKIT_ROUTE_VDSO && (!clocked || clock == CLOCK_MONOTONIC))
 					append(fast, sizeof(fast), "%s%s -> %s%s%s", fast[0] ? "; " : "",
 					       clocked ? cli_func_name((enum vdsokit_func)fn) : label,
@@ -298,8 +381,20 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 				append(absent, sizeof(absent), "%s%s", absent[0] ? ", " : "", label);
 				break;
 			case VDSOKIT_REASON_NOT_ON_ARCH:
-				append(not_on_arch, sizeof(not_on_arch), "%s%s", not_on_arch[0] ? ", " : "",
-				       label);
+			case VDSOKIT_REASON_ENTRY_IS_SYSCALL:
+				if (image_entry((enum vdsokit_func)fn, &entry)) {
+					/* The kernel has the entry: say why it goes unused. */
+					passed_by_explained &= entry_passed_by(passed_by,
+						sizeof(passed_by), (enum vdsokit_func)fn, &p, &entry);
+					append(passed_by_names, sizeof(passed_by_names), "%s%s (%s)",
+					       passed_by_names[0] ? ", " : "", label, entry.name);
+				} else if (p.reason == VDSOKIT_REASON_NOT_ON_ARCH) {
+					append(not_on_arch, sizeof(not_on_arch), "%s%s",
+					       not_on_arch[0] ? ", " : "", label);
+				} else {
+					append(other, sizeof(other), "%s%s (%s)", other[0] ? "; " : "",
+					       label, vdsokit_reason_text(p.reason));
+				}
 				break;
 			case VDSOKIT_REASON_CLOCK_IN_KERNEL:
 				append(kernel_clocks, sizeof(kernel_clocks), "%s%s",
@@ -335,6 +430,17 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 		action(f, "a newer kernel has them (getrandom: Linux 6.11 on x86_64, 6.12 on arm64, "
 		       "powerpc, s390); until then the library makes the syscall");
 	}
+	if (passed_by[0]) {
+		f = finding_add(r, "entry-is-syscall", SEVERITY_INFO,
+				"vDSO entries the library passes by, making the syscall itself: %s",
+				passed_by_names);
+		evidence(f, "%s", passed_by);
+		action(f, "%s", passed_by_explained ?
+		       "none: these entries would make the same syscall after a detour through "
+		       "the vDSO; the library makes it directly" :
+		       "none needed: the library's syscall is correct; `vdsokit bench` shows whether "
+		       "the entry would be faster");
+	}
 	if (not_on_arch[0]) {
 		f = finding_add(r, "not-on-arch", SEVERITY_INFO,
 				"no vDSO entry on %s for: %s", vdsokit_arch_name(), not_on_arch);
@@ -346,13 +452,14 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 				"the vDSO of this architecture has no user-space read for: %s",
 				kernel_clocks);
 		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL));
-		action(f, "%s", strcmp(vdsokit_arch_name(), "m68k") == 0 ?
-		       "none: no m68k clocksource can be read from user space (the Macs' VIA "
-		       "timer shares its page with the register that acknowledges its interrupt), "
-		       "so the vDSO would make these syscalls itself and MONOTONIC gains nothing: "
-		       "the library makes them directly, and only the COARSE clocks and the "
-		       "thread pointer run in user space" :
-		       "none: the library makes the syscall directly, saving the vDSO's detour");
+		if (monotonic_in_kernel())
+			action(f, "none: the vDSO of %s has no user-space read for MONOTONIC whatever "
+			       "the clocksource, so it would make these syscalls itself and MONOTONIC "
+			       "gains nothing: the library makes them directly; in user space run: %s",
+			       vdsokit_arch_name(), user_space[0] ? user_space : "nothing");
+		else
+			action(f, "none: the library makes the syscall directly, saving the vDSO's "
+			       "detour");
 	}
 	if (time32[0]) {
 		f = finding_add(r, "time32", SEVERITY_INFO,
@@ -450,7 +557,10 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 			      struct clocksource_facts *cs)
 {
 	memset(cs, 0, sizeof(*cs));
-	cs->capable = h->clocksource[0] ? clocksource_vdso_capable(h->clocksource) : -1;
+	/* Where the library itself sends MONOTONIC to the kernel, no clocksource is read. */
+	bool arch_reads_none = v->mapped && v->usable && monotonic_in_kernel();
+	cs->capable = arch_reads_none ? 0 :
+		      h->clocksource[0] ? clocksource_vdso_capable(h->clocksource) : -1;
 	if (v->mapped && v->usable)
 		measure_monotonic(cs);
 	const char *name = h->clocksource[0] ? h->clocksource : "unknown";
@@ -468,7 +578,13 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 	 * vDSO as slow as a syscall, or slower, without any fallback.
 	 */
 	struct finding *f;
-	if (cs->fallback && cs->capable == 0) {
+	if (arch_reads_none) {
+		/* Nothing to gain: the library already avoids the vDSO's detour. */
+		f = finding_add(r, "clocksource", SEVERITY_INFO,
+				"clocksource %s has no user-space read on %s: clock_gettime(MONOTONIC) "
+				"is a syscall, which the library makes directly", name,
+				vdsokit_arch_name());
+	} else if (cs->fallback && cs->capable == 0) {
 		f = finding_add(r, "clocksource-fallback", SEVERITY_SLOW,
 				"clocksource %s cannot be read from user space: clock_gettime falls "
 				"back to the syscall inside the vDSO", name);
@@ -486,7 +602,11 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 		char a[32], b[32], x[32];
 		fmt_duration_ns(a, sizeof(a), cs->vdso_ns);
 		fmt_duration_ns(b, sizeof(b), cs->syscall_ns);
-		if (!cs->fallback)
+		if (arch_reads_none)
+			evidence(f, "measured clock_gettime(MONOTONIC): the vDSO's own entry %s, the "
+				 "syscall %s per call%s", a, b, cs->fallback ?
+				 ": the entry only makes the syscall" : "");
+		else if (!cs->fallback)
 			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
 				 "the vDSO is %s cheaper", a, b, fmt_ratio(x, sizeof(x), cs->ratio));
 		else if (cs->ratio >= 1)
@@ -506,11 +626,21 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 		 "current_clocksource)%s", name, foreign);
 	evidence(f, "available: %s", h->available_clocksources[0] ? h->available_clocksources :
 		 "unknown");
-	evidence(f, "%s %s", name, cs->capable == 1 ? "is a clocksource the vDSO can read" :
-		 cs->capable == 0 ? "has no vDSO read: the vDSO hands every read to the kernel" :
-		 "is not in vdsokit's list of clocksources: the measurement decides");
+	if (arch_reads_none)
+		evidence(f, "vdsokit_path_of(clock_gettime(MONOTONIC)): route syscall, %s: the "
+			 "library's table of what the vDSO of %s reads, whatever the clocksource",
+			 vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL), vdsokit_arch_name());
+	else
+		evidence(f, "%s %s", name, cs->capable == 1 ? "is a clocksource the vDSO can read" :
+			 cs->capable == 0 ? "has no vDSO read: the vDSO hands every read to the kernel" :
+			 "is not in vdsokit's list of clocksources: the measurement decides");
 	if (env->cmdline_clocksource[0])
 		evidence(f, "kernel command line: %s", env->cmdline_clocksource);
+	if (arch_reads_none) {
+		action(f, "none: switching the clocksource cannot help, the vDSO of %s reads none "
+		       "of them in user space", vdsokit_arch_name());
+		return;
+	}
 	if (!cs->fallback)
 		return;
 
