@@ -224,19 +224,17 @@ const char *json_get_string(const struct json_value *v, const char *key);
 
 /*
  * Bench results by label (label_index.c), for compare: built in O(n),
- * found in O(1) on average.  `probes` counts the slots looked at, so a
- * test can tell linear from quadratic without timing anything.
+ * found in O(1) on average.
  */
 struct label_index {
 	size_t *slots;             /* result index + 1; 0: empty          */
 	size_t mask;               /* table size - 1 (a power of two)     */
 	const struct json_value *results;
-	unsigned long long probes;
 };
 /* 0, or -1 when out of memory. */
 int label_index_build(struct label_index *index, const struct json_value *results);
 /* The first result with this label, NULL if none. */
-const struct json_value *label_index_find(struct label_index *index, const char *label);
+const struct json_value *label_index_find(const struct label_index *index, const char *label);
 void label_index_free(struct label_index *index);
 
 /* ---------------------------------------------------------------------- */

@@ -36,7 +36,6 @@ int label_index_build(struct label_index *index, const struct json_value *result
 			continue;
 		size_t slot = label_hash(label) & index->mask;
 		for (;;) {
-			index->probes++;
 			size_t held = index->slots[slot];
 			if (held == 0) {
 				index->slots[slot] = i + 1;   /* 0 marks an empty slot */
@@ -50,11 +49,10 @@ int label_index_build(struct label_index *index, const struct json_value *result
 	return 0;
 }
 
-const struct json_value *label_index_find(struct label_index *index, const char *label)
+const struct json_value *label_index_find(const struct label_index *index, const char *label)
 {
 	size_t slot = label_hash(label) & index->mask;
 	for (;;) {
-		index->probes++;
 		size_t held = index->slots[slot];
 		if (held == 0)
 			return NULL;
