@@ -32,6 +32,7 @@
 #define VDSOKIT_ARCH_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/syscall.h> /* __NR_* from the libc (glibc: the kernel's asm/unistd.h; musl: its own) */
 
 /* The vDSO entry points the library knows, across architectures. */
@@ -49,9 +50,28 @@ enum vdsokit_sym {
 };
 
 struct arch_symbol {
+	/* First, so that an entry written without ARCH_SYM does not compile. */
+	uint32_t gnu_hash;    /* of name (DT_GNU_HASH's function), at compile time */
 	const char *name;
 	const char *version;
 };
+
+/*
+ * An ARCH_SYMBOLS entry: the name, its version node, and the name's GNU
+ * hash (h = h * 33 + c from 5381) computed by the compiler, so the first
+ * call does not hash the names it looks up.  Names of up to 32 characters;
+ * tests/hardening/arches.t checks every table against vdsokit_gnu_hash().
+ * Each step names the hash so far once, keeping the expansion linear.
+ */
+#define ARCH_SYM_CHAR(s, i) \
+	((i) < sizeof(s) - 1 ? (uint32_t)(unsigned char)(s)[(i) < sizeof(s) - 1 ? (i) : 0] : 0u)
+#define ARCH_SYM_STEP(h, s, i) ((h) * ((i) < sizeof(s) - 1 ? 33u : 1u) + ARCH_SYM_CHAR(s, i))
+#define ARCH_SYM_STEP4(h, s, i) \
+	ARCH_SYM_STEP(ARCH_SYM_STEP(ARCH_SYM_STEP(ARCH_SYM_STEP(h, s, i), s, i + 1), s, i + 2), s, i + 3)
+#define ARCH_SYM_STEP16(h, s, i) \
+	ARCH_SYM_STEP4(ARCH_SYM_STEP4(ARCH_SYM_STEP4(ARCH_SYM_STEP4(h, s, i), s, i + 4), s, i + 8), s, i + 12)
+#define ARCH_SYM_GNU_HASH(s) ARCH_SYM_STEP16(ARCH_SYM_STEP16(5381u, s, 0), s, 16)
+#define ARCH_SYM(name, version) { ARCH_SYM_GNU_HASH(name), name, version }
 
 /* Clock ids, as bits, whose reads the generic vDSO does in user space. */
 #define CLOCK_BIT(c) (1u << (c))

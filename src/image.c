@@ -708,10 +708,9 @@ static int lookup_sysv(const struct vdsokit_image *img, const char *name,
 	return -ENOENT;
 }
 
-static int lookup_gnu(const struct vdsokit_image *img, const char *name,
+static int lookup_gnu(const struct vdsokit_image *img, const char *name, uint32_t h,
 		      const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
 {
-	uint32_t h = vdsokit_gnu_hash(name);
 	unsigned bits = img->elf_class;
 	size_t word_off = img->gnu_hash + 16 + (size_t)((h / bits) & (img->gnu_bloom_size - 1)) * (bits / 8);
 	uint64_t word = rdword(img, word_off);
@@ -735,12 +734,12 @@ static int lookup_gnu(const struct vdsokit_image *img, const char *name,
 	return -ENOENT;
 }
 
-int vdsokit__image_lookup_in(const struct vdsokit_image *img, const char *name,
+int vdsokit__image_lookup_in(const struct vdsokit_image *img, const char *name, uint32_t name_gnu_hash,
 			     const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
 {
 	/* GNU hash has a bloom filter: faster misses.  Either gives the same answer. */
 	if (img->flags & VDSOKIT_IMAGE_HAS_GNU_HASH)
-		return lookup_gnu(img, name, version, sym);
+		return lookup_gnu(img, name, name_gnu_hash, version, sym);
 	return lookup_sysv(img, name, version, sym);
 }
 
@@ -754,11 +753,12 @@ VDSO_EXPORT int vdsokit_image_lookup(const struct vdsokit_image *img, const char
 	if (!img->data || !name)
 		return -EINVAL;
 	/* Unversioned images match any version; a version they do not define, nothing. */
+	uint32_t hash = vdsokit_gnu_hash(name);
 	if (!version || !(img->flags & VDSOKIT_IMAGE_HAS_VERSYM))
-		return vdsokit__image_lookup_in(img, name, NULL, sym);
+		return vdsokit__image_lookup_in(img, name, hash, NULL, sym);
 	if (vdsokit__image_find_version(img, version, &def))
 		return -ENOENT;
-	return vdsokit__image_lookup_in(img, name, &def, sym);
+	return vdsokit__image_lookup_in(img, name, hash, &def, sym);
 }
 
 int vdsokit__image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym)

@@ -25,11 +25,12 @@ int vdsokit__image_extent(const void *data, size_t avail, size_t *extent);
 /*
  * vdsokit_image_lookup() in two steps, for a caller looking up several
  * names of one version: the version's definition (0, or -1 when the image
- * defines none of that name), then each name in it (version NULL: any).
+ * defines none of that name), then each name in it (version NULL: any),
+ * given with its vdsokit_gnu_hash().
  */
 int vdsokit__image_find_version(const struct vdsokit_image *img, const char *version,
 				struct vdsokit_verdef *def);
-int vdsokit__image_lookup_in(const struct vdsokit_image *img, const char *name,
+int vdsokit__image_lookup_in(const struct vdsokit_image *img, const char *name, uint32_t name_gnu_hash,
 			     const struct vdsokit_verdef *version, struct vdsokit_symbol *sym);
 
 /* Whether a resolved symbol lies inside an executable segment. */

@@ -162,7 +162,7 @@ static void resolve_symbols(const struct vdsokit_image *img, struct resolved_sym
 				continue;
 			in = &version;
 		}
-		if (vdsokit__image_lookup_in(img, want->name, in, &sym) == 0 &&
+		if (vdsokit__image_lookup_in(img, want->name, want->gnu_hash, in, &sym) == 0 &&
 		    vdsokit__image_symbol_is_callable(img, &sym)) {
 			r->addr[i] = sym.address;
 			r->version[i] = sym.version;

@@ -4,10 +4,10 @@
 #define ARCH_ELF_MACHINE 183 /* EM_AARCH64 */
 
 #define ARCH_SYMBOLS {                                                  \
-	[SYM_CLOCK_GETTIME] = { "__kernel_clock_gettime", "LINUX_2.6.39" }, \
-	[SYM_CLOCK_GETRES]  = { "__kernel_clock_getres",  "LINUX_2.6.39" }, \
-	[SYM_GETTIMEOFDAY]  = { "__kernel_gettimeofday",  "LINUX_2.6.39" }, \
-	[SYM_GETRANDOM]     = { "__kernel_getrandom",     "LINUX_2.6.39" }, \
+	[SYM_CLOCK_GETTIME] = ARCH_SYM("__kernel_clock_gettime", "LINUX_2.6.39"), \
+	[SYM_CLOCK_GETRES]  = ARCH_SYM("__kernel_clock_getres", "LINUX_2.6.39"), \
+	[SYM_GETTIMEOFDAY]  = ARCH_SYM("__kernel_gettimeofday", "LINUX_2.6.39"), \
+	[SYM_GETRANDOM]     = ARCH_SYM("__kernel_getrandom", "LINUX_2.6.39"), \
 }
 
 #define ARCH_HAS_SYSCALL6 1

@@ -14,11 +14,11 @@
 #define ARCH_GETTIME64_NEEDS_32 1
 
 #define ARCH_SYMBOLS {                                                 \
-	[SYM_CLOCK_GETTIME]   = { "__vdso_clock_gettime",   "LINUX_2.6" }, \
-	[SYM_CLOCK_GETTIME64] = { "__vdso_clock_gettime64", "LINUX_2.6" }, \
-	[SYM_CLOCK_GETRES]    = { "__vdso_clock_getres",    "LINUX_2.6" }, \
-	[SYM_CLOCK_GETRES64]  = { "__vdso_clock_getres_time64", "LINUX_2.6" }, \
-	[SYM_GETTIMEOFDAY]    = { "__vdso_gettimeofday",    "LINUX_2.6" }, \
+	[SYM_CLOCK_GETTIME]   = ARCH_SYM("__vdso_clock_gettime", "LINUX_2.6"), \
+	[SYM_CLOCK_GETTIME64] = ARCH_SYM("__vdso_clock_gettime64", "LINUX_2.6"), \
+	[SYM_CLOCK_GETRES]    = ARCH_SYM("__vdso_clock_getres", "LINUX_2.6"), \
+	[SYM_CLOCK_GETRES64]  = ARCH_SYM("__vdso_clock_getres_time64", "LINUX_2.6"), \
+	[SYM_GETTIMEOFDAY]    = ARCH_SYM("__vdso_gettimeofday", "LINUX_2.6"), \
 }
 
 /*

@@ -9,7 +9,7 @@
 
 #define ARCH_NAME "generic"
 #define ARCH_ELF_MACHINE 0
-#define ARCH_SYMBOLS { [SYM_CLOCK_GETTIME] = { NULL, NULL } }
+#define ARCH_SYMBOLS { [SYM_CLOCK_GETTIME] = { 0, NULL, NULL } }
 
 static inline long arch_syscall4(long n, long a, long b, long c, long d)
 {

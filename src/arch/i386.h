@@ -8,13 +8,13 @@
 #define ARCH_ELF_MACHINE 3 /* EM_386 */
 
 #define ARCH_SYMBOLS {                                                     \
-	[SYM_CLOCK_GETTIME]   = { "__vdso_clock_gettime",       "LINUX_2.6" }, \
-	[SYM_CLOCK_GETTIME64] = { "__vdso_clock_gettime64",     "LINUX_2.6" }, \
-	[SYM_CLOCK_GETRES]    = { "__vdso_clock_getres",        "LINUX_2.6" }, \
-	[SYM_CLOCK_GETRES64]  = { "__vdso_clock_getres_time64", "LINUX_2.6" }, \
-	[SYM_GETTIMEOFDAY]    = { "__vdso_gettimeofday",        "LINUX_2.6" }, \
-	[SYM_TIME]            = { "__vdso_time",                "LINUX_2.6" }, \
-	[SYM_GETCPU]          = { "__vdso_getcpu",              "LINUX_2.6" }, \
+	[SYM_CLOCK_GETTIME]   = ARCH_SYM("__vdso_clock_gettime", "LINUX_2.6"), \
+	[SYM_CLOCK_GETTIME64] = ARCH_SYM("__vdso_clock_gettime64", "LINUX_2.6"), \
+	[SYM_CLOCK_GETRES]    = ARCH_SYM("__vdso_clock_getres", "LINUX_2.6"), \
+	[SYM_CLOCK_GETRES64]  = ARCH_SYM("__vdso_clock_getres_time64", "LINUX_2.6"), \
+	[SYM_GETTIMEOFDAY]    = ARCH_SYM("__vdso_gettimeofday", "LINUX_2.6"), \
+	[SYM_TIME]            = ARCH_SYM("__vdso_time", "LINUX_2.6"), \
+	[SYM_GETCPU]          = ARCH_SYM("__vdso_getcpu", "LINUX_2.6"), \
 }
 
 /* int $0x80 works on every kernel and needs no AT_SYSINFO lookup. */

@@ -4,11 +4,11 @@
 #define ARCH_ELF_MACHINE 258 /* EM_LOONGARCH */
 
 #define ARCH_SYMBOLS {                                               \
-	[SYM_CLOCK_GETTIME] = { "__vdso_clock_gettime", "LINUX_5.10" },  \
-	[SYM_CLOCK_GETRES]  = { "__vdso_clock_getres",  "LINUX_5.10" },  \
-	[SYM_GETTIMEOFDAY]  = { "__vdso_gettimeofday",  "LINUX_5.10" },  \
-	[SYM_GETCPU]        = { "__vdso_getcpu",        "LINUX_5.10" },  \
-	[SYM_GETRANDOM]     = { "__vdso_getrandom",     "LINUX_5.10" },  \
+	[SYM_CLOCK_GETTIME] = ARCH_SYM("__vdso_clock_gettime", "LINUX_5.10"),  \
+	[SYM_CLOCK_GETRES]  = ARCH_SYM("__vdso_clock_getres", "LINUX_5.10"),  \
+	[SYM_GETTIMEOFDAY]  = ARCH_SYM("__vdso_gettimeofday", "LINUX_5.10"),  \
+	[SYM_GETCPU]        = ARCH_SYM("__vdso_getcpu", "LINUX_5.10"),  \
+	[SYM_GETRANDOM]     = ARCH_SYM("__vdso_getrandom", "LINUX_5.10"),  \
 }
 
 #define LOONGARCH_SYSCALL_CLOBBERS \

@@ -30,9 +30,9 @@
 	 CLOCK_BIT(7) /* BOOTTIME */ | CLOCK_BIT(11) /* TAI */)
 
 #define ARCH_SYMBOLS {                                                            \
-	[SYM_CLOCK_GETTIME64]  = { "__vdso_clock_gettime64",      "LINUX_5.10" },   \
-	[SYM_CLOCK_GETRES64]   = { "__vdso_clock_getres_time64",  "LINUX_5.10" },   \
-	[SYM_GET_THREAD_AREA]  = { "__vdso_get_thread_area",      "LINUX_5.10" },   \
+	[SYM_CLOCK_GETTIME64]  = ARCH_SYM("__vdso_clock_gettime64", "LINUX_5.10"),   \
+	[SYM_CLOCK_GETRES64]   = ARCH_SYM("__vdso_clock_getres_time64", "LINUX_5.10"),   \
+	[SYM_GET_THREAD_AREA]  = ARCH_SYM("__vdso_get_thread_area", "LINUX_5.10"),   \
 }
 
 static inline long arch_syscall4(long n, long a, long b, long c, long d)

@@ -16,14 +16,14 @@
 #endif
 
 #define ARCH_SYMBOLS {                                                     \
-	[SYM_CLOCK_GETTIME]   = { "__kernel_clock_gettime",   "LINUX_2.6.15" }, \
-	[SYM_CLOCK_GETTIME64] = { "__kernel_clock_gettime64", "LINUX_2.6.15" }, \
-	[SYM_CLOCK_GETRES]    = { "__kernel_clock_getres",    "LINUX_2.6.15" }, \
-	[SYM_CLOCK_GETRES64]  = { "__kernel_clock_getres_time64", "LINUX_2.6.15" }, \
-	[SYM_GETTIMEOFDAY]    = { "__kernel_gettimeofday",    "LINUX_2.6.15" }, \
-	[SYM_TIME]            = { "__kernel_time",            "LINUX_2.6.15" }, \
-	[SYM_GETCPU]          = { "__kernel_getcpu",          "LINUX_2.6.15" }, \
-	[SYM_GETRANDOM]       = { "__kernel_getrandom",       "LINUX_2.6.15" }, \
+	[SYM_CLOCK_GETTIME]   = ARCH_SYM("__kernel_clock_gettime", "LINUX_2.6.15"), \
+	[SYM_CLOCK_GETTIME64] = ARCH_SYM("__kernel_clock_gettime64", "LINUX_2.6.15"), \
+	[SYM_CLOCK_GETRES]    = ARCH_SYM("__kernel_clock_getres", "LINUX_2.6.15"), \
+	[SYM_CLOCK_GETRES64]  = ARCH_SYM("__kernel_clock_getres_time64", "LINUX_2.6.15"), \
+	[SYM_GETTIMEOFDAY]    = ARCH_SYM("__kernel_gettimeofday", "LINUX_2.6.15"), \
+	[SYM_TIME]            = ARCH_SYM("__kernel_time", "LINUX_2.6.15"), \
+	[SYM_GETCPU]          = ARCH_SYM("__kernel_getcpu", "LINUX_2.6.15"), \
+	[SYM_GETRANDOM]       = ARCH_SYM("__kernel_getrandom", "LINUX_2.6.15"), \
 }
 
 #define PPC_SYSCALL_CLOBBERS "r9", "r10", "r11", "r12", "cr0", "ctr", "xer", "memory"

@@ -21,11 +21,11 @@
 #define RISCV_GETRES SYM_CLOCK_GETRES64
 #endif
 #define ARCH_SYMBOLS {                                               \
-	[RISCV_GETTIME]     = { "__vdso_clock_gettime", "LINUX_4.15" },  \
-	[RISCV_GETRES]      = { "__vdso_clock_getres",  "LINUX_4.15" },  \
-	[SYM_GETTIMEOFDAY]  = { "__vdso_gettimeofday",  "LINUX_4.15" },  \
-	[SYM_GETCPU]        = { "__vdso_getcpu",        "LINUX_4.15" },  \
-	[SYM_GETRANDOM]     = { "__vdso_getrandom",     "LINUX_4.15" },  \
+	[RISCV_GETTIME]     = ARCH_SYM("__vdso_clock_gettime", "LINUX_4.15"),  \
+	[RISCV_GETRES]      = ARCH_SYM("__vdso_clock_getres", "LINUX_4.15"),  \
+	[SYM_GETTIMEOFDAY]  = ARCH_SYM("__vdso_gettimeofday", "LINUX_4.15"),  \
+	[SYM_GETCPU]        = ARCH_SYM("__vdso_getcpu", "LINUX_4.15"),  \
+	[SYM_GETRANDOM]     = ARCH_SYM("__vdso_getrandom", "LINUX_4.15"),  \
 }
 
 /*

@@ -11,11 +11,11 @@
 #define ARCH_ELF_MACHINE 22 /* EM_S390 */
 
 #define ARCH_SYMBOLS {                                                  \
-	[SYM_CLOCK_GETTIME] = { "__kernel_clock_gettime", "LINUX_2.6.29" }, \
-	[SYM_CLOCK_GETRES]  = { "__kernel_clock_getres",  "LINUX_2.6.29" }, \
-	[SYM_GETTIMEOFDAY]  = { "__kernel_gettimeofday",  "LINUX_2.6.29" }, \
-	[SYM_GETCPU]        = { "__kernel_getcpu",        "LINUX_2.6.29" }, \
-	[SYM_GETRANDOM]     = { "__kernel_getrandom",     "LINUX_2.6.29" }, \
+	[SYM_CLOCK_GETTIME] = ARCH_SYM("__kernel_clock_gettime", "LINUX_2.6.29"), \
+	[SYM_CLOCK_GETRES]  = ARCH_SYM("__kernel_clock_getres", "LINUX_2.6.29"), \
+	[SYM_GETTIMEOFDAY]  = ARCH_SYM("__kernel_gettimeofday", "LINUX_2.6.29"), \
+	[SYM_GETCPU]        = ARCH_SYM("__kernel_getcpu", "LINUX_2.6.29"), \
+	[SYM_GETRANDOM]     = ARCH_SYM("__kernel_getrandom", "LINUX_2.6.29"), \
 }
 
 static inline long arch_syscall4(long n, long a, long b, long c, long d)

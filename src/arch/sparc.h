@@ -35,13 +35,13 @@
 #ifdef __arch64__
 #define SPARC_GETTIME64_SYMBOL
 #else
-#define SPARC_GETTIME64_SYMBOL [SYM_CLOCK_GETTIME64] = { "__vdso_clock_gettime64", "LINUX_2.6" },
+#define SPARC_GETTIME64_SYMBOL [SYM_CLOCK_GETTIME64] = ARCH_SYM("__vdso_clock_gettime64", "LINUX_2.6"),
 #endif
 #define ARCH_SYMBOLS {                                              \
-	[SYM_CLOCK_GETTIME] = { "__vdso_clock_gettime", "LINUX_2.6" },  \
+	[SYM_CLOCK_GETTIME] = ARCH_SYM("__vdso_clock_gettime", "LINUX_2.6"),  \
 	SPARC_GETTIME64_SYMBOL                                          \
-	[SYM_CLOCK_GETRES]  = { "__vdso_clock_getres",  "LINUX_2.6" },  \
-	[SYM_GETTIMEOFDAY]  = { "__vdso_gettimeofday",  "LINUX_2.6" },  \
+	[SYM_CLOCK_GETRES]  = ARCH_SYM("__vdso_clock_getres", "LINUX_2.6"),  \
+	[SYM_GETTIMEOFDAY]  = ARCH_SYM("__vdso_gettimeofday", "LINUX_2.6"),  \
 }
 
 /*

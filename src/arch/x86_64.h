@@ -17,12 +17,12 @@
 #endif
 
 #define ARCH_SYMBOLS {                                              \
-	[SYM_CLOCK_GETTIME] = { "__vdso_clock_gettime", "LINUX_2.6" },  \
-	[SYM_CLOCK_GETRES]  = { "__vdso_clock_getres",  "LINUX_2.6" },  \
-	[SYM_GETTIMEOFDAY]  = { "__vdso_gettimeofday",  "LINUX_2.6" },  \
-	[SYM_TIME]          = { "__vdso_time",          "LINUX_2.6" },  \
-	[SYM_GETCPU]        = { "__vdso_getcpu",        "LINUX_2.6" },  \
-	[SYM_GETRANDOM]     = { "__vdso_getrandom",     "LINUX_2.6" },  \
+	[SYM_CLOCK_GETTIME] = ARCH_SYM("__vdso_clock_gettime", "LINUX_2.6"),  \
+	[SYM_CLOCK_GETRES]  = ARCH_SYM("__vdso_clock_getres", "LINUX_2.6"),  \
+	[SYM_GETTIMEOFDAY]  = ARCH_SYM("__vdso_gettimeofday", "LINUX_2.6"),  \
+	[SYM_TIME]          = ARCH_SYM("__vdso_time", "LINUX_2.6"),  \
+	[SYM_GETCPU]        = ARCH_SYM("__vdso_getcpu", "LINUX_2.6"),  \
+	[SYM_GETRANDOM]     = ARCH_SYM("__vdso_getrandom", "LINUX_2.6"),  \
 }
 
 /* x32 syscall numbers from <asm/unistd.h> already carry __X32_SYSCALL_BIT. */

@@ -711,6 +711,25 @@ static void run_case(const char *label, const unsigned char *bytes, size_t size,
 }
 
 enum { GUARD_FAULT = 42 };
+/* The arch table's compile-time hashes (arch.h's ARCH_SYM) are the names' own. */
+static void check_arch_symbol_hashes(void)
+{
+	int entries = 0, wrong = 0;
+	for (int i = 0; i < SYM_COUNT; i++) {
+		const struct arch_symbol *a = &vdsokit_arch_symbols[i];
+		if (!a->name)
+			continue;
+		entries++;
+		if (a->gnu_hash != vdsokit_gnu_hash(a->name)) {
+			wrong++;
+			diag("%s: table hash %#x, vdsokit_gnu_hash %#x", a->name, a->gnu_hash,
+			     vdsokit_gnu_hash(a->name));
+		}
+	}
+	ok(wrong == 0, "%s: the %d symbol table entries carry their names' GNU hashes (%d wrong)",
+	   vdsokit_arch_name(), entries, wrong);
+}
+
 static void on_guard_fault(int sig)
 {
 	(void)sig;
@@ -787,8 +806,10 @@ int main(int argc, char **argv)
 	struct base bases[6];
 	int nbases = 0;
 
-	if (!write_dir)
+	if (!write_dir) {
 		check_guard_page();
+		check_arch_symbol_hashes();
+	}
 	if (host_vdso(&bases[nbases]) == 0)
 		nbases++;
 	else if (!write_dir)
