@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 
 #include "doctor.h"
 
@@ -344,14 +345,71 @@ static bool entry_passed_by(char *buf, size_t size, enum vdsokit_func fn,
 	return false;
 }
 
+/* One finding for a group of calls that share a path: the title ends with their list. */
+static void group_finding(struct report *r, const char *list, const char *id,
+			  enum severity severity, const char *title, const char *path_says,
+			  const char *todo)
+{
+	if (!list[0])
+		return;
+	struct finding *f = finding_add(r, id, severity, "%s: %s", title, list);
+	evidence(f, "vdsokit_path_of: %s", path_says);
+	action(f, "%s", todo);
+}
+
+/*
+ * The libc's rseq registration, for the cpu-only finding: how much of
+ * struct rseq it registered (glibc 2.35+; absent in musl and older glibc).
+ */
+extern const unsigned int __rseq_size __attribute__((weak));
+
+#ifndef AT_RSEQ_FEATURE_SIZE
+#define AT_RSEQ_FEATURE_SIZE 27 /* Linux 6.3+: how much of struct rseq the kernel fills */
+#endif
+/* struct rseq's node_id is bytes 20-23: an area that ends before 24 has none. */
+#define RSEQ_NODE_ID_END 24
+
+/*
+ * getcpu reads cpu_id from the rseq area in one load, but the area has no
+ * node_id: say what a call that asks for the node takes (the path's symbol
+ * or syscall) and which side stops short, the kernel or the libc.
+ */
+static void report_rseq_cpu_only(struct report *r, const struct vdsokit_path *p)
+{
+	unsigned long kernel_fills = getauxval(AT_RSEQ_FEATURE_SIZE);
+	char node_path[128];
+	if (p->symbol)
+		snprintf(node_path, sizeof(node_path), "the vDSO's %s%s%s", p->symbol,
+			 p->version ? "@" : "", p->version ? p->version : "");
+	else
+		snprintf(node_path, sizeof(node_path), "the %s syscall", p->syscall ? p->syscall : "getcpu");
+	struct finding *f = finding_add(r, "rseq-cpu-only", SEVERITY_INFO,
+		"getcpu reads the CPU from the rseq area; a call that asks for the node takes %s",
+		node_path);
+	evidence(f, "vdsokit_path_of(getcpu): route %s, %s", vdsokit_route_name(p->route),
+		 vdsokit_reason_text(p->reason));
+	if (kernel_fills < RSEQ_NODE_ID_END)
+		evidence(f, "getauxval(AT_RSEQ_FEATURE_SIZE) = %lu: this kernel keeps no node_id in "
+			 "the rseq area (Linux 6.3 and later do)", kernel_fills);
+	else
+		evidence(f, "getauxval(AT_RSEQ_FEATURE_SIZE) = %lu: this kernel fills node_id, but "
+			 "the libc registered %u bytes of the area (__rseq_size), which end before it",
+			 kernel_fills, &__rseq_size ? __rseq_size : 0);
+	action(f, "none: getcpu without the node (node NULL) is one load%s", p->symbol ?
+	       ", and with it still runs in user space" :
+	       "; where the node is asked for often, a kernel and libc that share node_id in the "
+	       "rseq area make that one load too");
+}
+
 /* Findings from vdsokit_path_of for every function (and clock). */
 static void check_functions(struct report *r, const struct vdso_facts *v)
 {
 	char fast[1024] = "", absent[512] = "", not_on_arch[512] = "", kernel_clocks[512] = "",
 	     time32[512] = "", untrusted[512] = "", other[512] = "", passed_by[1024] = "",
-	     passed_by_names[256] = "", user_space[512] = "";
-	char label[64];
-	struct vdsokit_path p;
+	     passed_by_names[256] = "", user_space[512] = "", unavailable[256] = "",
+	     vdso_kernel[256] = "";
+	char label[64], title[96];
+	struct vdsokit_path p, cpu_only = { .route = VDSOKIT_ROUTE_NONE };
 	struct vdsokit_symbol entry;
 	unsigned fast_count = 0;
 	bool passed_by_explained = true;
@@ -364,9 +422,40 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 			if (vdsokit_path_of((enum vdsokit_func)fn, (clockid_t)clock, &p) != 0)
 				continue;
 			path_label((enum vdsokit_func)fn, clock, label, sizeof(label));
+			/*
+			 * The route first: only the vDSO and syscall routes have
+			 * reasons that sort them further.  A register or the rseq
+			 * area is one load, faster than any vDSO call, whatever
+			 * the vDSO's state (its reasons are no fallback).
+			 */
+			switch (p.route) {
+			case VDSOKIT_ROUTE_RSEQ:
+				if (p.reason == VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY)
+					cpu_only = p;
+				/* fall through */
+			case VDSOKIT_ROUTE_REGISTER:
+				fast_count++;
+				append(user_space, sizeof(user_space), "%s%s", user_space[0] ? ", " : "",
+				       label);
+				append(fast, sizeof(fast), "%s%s -> %s", fast[0] ? "; " : "", label,
+				       p.route == VDSOKIT_ROUTE_RSEQ ? "the rseq area" : "a CPU register");
+				continue;
+			case VDSOKIT_ROUTE_VDSO_KERNEL:
+				/* A vDSO entry, but it enters the kernel: no user-space path. */
+				append(vdso_kernel, sizeof(vdso_kernel), "%s%s -> %s", vdso_kernel[0] ?
+				       "; " : "", label, p.symbol ? p.symbol : "?");
+				continue;
+			case VDSOKIT_ROUTE_NONE:
+				/* Neither a vDSO entry nor a syscall: nothing to fall back to. */
+				append(unavailable, sizeof(unavailable), "%s%s", unavailable[0] ? ", " : "",
+				       label);
+				continue;
+			case VDSOKIT_ROUTE_VDSO:
+			case VDSOKIT_ROUTE_SYSCALL:
+				break;
+			}
 			switch (p.reason) {
 			case VDSOKIT_REASON_OK:
-			case VDSOKIT_REASON_ABI_REGISTER:
 				fast_count++;
 				if (fn != VDSOKIT_FN_CLOCK_GETRES) /* getres reads no clock */
 					append(user_space, sizeof(user_space), "%s%s",
@@ -423,13 +512,10 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 	struct finding *f = finding_add(r, "functions", SEVERITY_OK,
 					"%u function/clock paths run in user space", fast_count);
 	evidence(f, "%s", fast);
-	if (absent[0]) {
-		f = finding_add(r, "symbol-absent", SEVERITY_INFO,
-				"this kernel's vDSO lacks: %s", absent);
-		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_SYMBOL_ABSENT));
-		action(f, "a newer kernel has them (getrandom: Linux 6.11 on x86_64, 6.12 on arm64, "
-		       "powerpc, s390); until then the library makes the syscall");
-	}
+	group_finding(r, absent, "symbol-absent", SEVERITY_INFO, "this kernel's vDSO lacks",
+		      vdsokit_reason_text(VDSOKIT_REASON_SYMBOL_ABSENT),
+		      "a newer kernel has them (getrandom: Linux 6.11 on x86_64, 6.12 on arm64, "
+		      "powerpc, s390); until then the library makes the syscall");
 	if (passed_by[0]) {
 		f = finding_add(r, "entry-is-syscall", SEVERITY_INFO,
 				"vDSO entries the library passes by, making the syscall itself: %s",
@@ -441,12 +527,10 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 		       "none needed: the library's syscall is correct; `vdsokit bench` shows whether "
 		       "the entry would be faster");
 	}
-	if (not_on_arch[0]) {
-		f = finding_add(r, "not-on-arch", SEVERITY_INFO,
-				"no vDSO entry on %s for: %s", vdsokit_arch_name(), not_on_arch);
-		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_NOT_ON_ARCH));
-		action(f, "none: the syscall is the only path for these on this architecture");
-	}
+	snprintf(title, sizeof(title), "no vDSO entry on %s for", vdsokit_arch_name());
+	group_finding(r, not_on_arch, "not-on-arch", SEVERITY_INFO, title,
+		      vdsokit_reason_text(VDSOKIT_REASON_NOT_ON_ARCH),
+		      "none: the syscall is the only path for these on this architecture");
 	if (kernel_clocks[0]) {
 		f = finding_add(r, "kernel-clocks", SEVERITY_INFO,
 				"the vDSO of this architecture has no user-space read for: %s",
@@ -461,25 +545,25 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 			action(f, "none: the library makes the syscall directly, saving the vDSO's "
 			       "detour");
 	}
-	if (time32[0]) {
-		f = finding_add(r, "time32", SEVERITY_INFO,
-				"only 32-bit-time vDSO entries for: %s", time32);
-		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_TIME32));
-		action(f, "fine until 2038; the library checks each result and takes the 64-bit "
-		       "syscall once the seconds overflow");
-	}
-	if (untrusted[0]) {
-		f = finding_add(r, "untrusted", SEVERITY_SLOW,
-				"vDSO entries present but not used: %s", untrusted);
-		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_UNTRUSTED));
-		action(f, "a kernel from 5.8 on exports both entries and fixes the 64-bit one");
-	}
-	if (other[0]) {
-		f = finding_add(r, "fallback", SEVERITY_WARNING, "calls that fall back to the syscall: %s",
-				other);
-		evidence(f, "vdsokit_path_of for each function");
-		action(f, "see the reason given for each");
-	}
+	group_finding(r, time32, "time32", SEVERITY_INFO, "only 32-bit-time vDSO entries for",
+		      vdsokit_reason_text(VDSOKIT_REASON_TIME32),
+		      "fine until 2038; the library checks each result and takes the 64-bit "
+		      "syscall once the seconds overflow");
+	group_finding(r, untrusted, "untrusted", SEVERITY_SLOW, "vDSO entries present but not used",
+		      vdsokit_reason_text(VDSOKIT_REASON_UNTRUSTED),
+		      "a kernel from 5.8 on exports both entries and fixes the 64-bit one");
+	if (cpu_only.route == VDSOKIT_ROUTE_RSEQ)
+		report_rseq_cpu_only(r, &cpu_only);
+	group_finding(r, vdso_kernel, "vdso-kernel", SEVERITY_INFO,
+		      "vDSO entries that enter the kernel", "route vdso-kernel",
+		      "none: the entry is this kernel's way to serve the call; it costs about "
+		      "a syscall");
+	snprintf(title, sizeof(title), "not available on %s at all (no vDSO entry, no syscall)",
+		 vdsokit_arch_name());
+	group_finding(r, unavailable, "unavailable", SEVERITY_INFO, title, "route none",
+		      "none: nothing on this architecture serves these calls");
+	group_finding(r, other, "fallback", SEVERITY_WARNING, "calls that fall back to the syscall",
+		      "the reason given with each call", "see the reason given for each");
 }
 
 /* CPU-time clocks: the kernel keeps the counters, so every architecture goes there. */

@@ -5,8 +5,9 @@
 # the QEMU matrix applies to its guests, run here on samples of doctor's
 # JSON from those guests (tests/doctor-samples: amd64 plain, clocksource=hpet,
 # vdso=0, mips64el malta, and the m68k-vdso guest as doctor described it
-# before and after it learnt that a vDSO entry can exist and go unused)
-# in both directions.
+# before and after it learnt that a vDSO entry can exist and go unused;
+# this host and the arm64-6.12 guest before and after getcpu from the rseq
+# area counted as a fast path) in both directions.
 . "$(dirname "$0")/lib.sh"
 
 if ! command -v jq >/dev/null; then
@@ -36,6 +37,7 @@ reject_doctor() {
 sysfs_cs=$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)
 run doctor
 expect_status "doctor on this machine: every call on its fast path" 0
+cp "$tmp/out" "$tmp/out.text"
 if [ -n "$sysfs_cs" ] && grep -q "clocksource $sysfs_cs" "$tmp/out"; then
 	ok "doctor names the clocksource ($sysfs_cs)"
 else
@@ -70,6 +72,43 @@ if jq -e 'any(.findings[]; .id == "cputime-syscall" and .severity == "info")' "$
 	ok "CPU-time clocks reported as always taking a syscall"
 else
 	not_ok "CPU-time clock finding"
+fi
+# getcpu served from the libc's rseq area (one load, no vDSO call) is a
+# fast path.  Doctor as of cd1f2a1 filed it under "calls that fall back to
+# the syscall" (warning) and left it out of the user-space paths.  The
+# route comes from `vdsokit info --json`, not from doctor itself.
+getcpu_route=$("$vdsokit" info --json 2>/dev/null | jq -r '.functions[] | select(.function == "getcpu") | .route')
+if [ "$getcpu_route" = rseq ]; then
+	getcpu_warned=$(jq -r '.findings[] | select(.severity == "warning" or .severity == "slow") | select(.title | test("\\bgetcpu\\b")) | .title' "$tmp/host.json")
+	getcpu_slow_text=$(grep -E '^  (warn|SLOW) .*\bgetcpu\b' "$tmp/out.text")
+	if [ -z "$getcpu_warned" ] && [ -z "$getcpu_slow_text" ]; then
+		ok "getcpu on the rseq route (vdsokit info): no warning or slow finding names it"
+	else
+		not_ok "getcpu on the rseq route (vdsokit info), but doctor warns about it"
+		printf '%s\n%s\n' "$getcpu_warned" "$getcpu_slow_text" | diag
+	fi
+	if jq -e '[.findings[] | select(.id == "functions") | .evidence[]] | join(" ") | test("(^|; )getcpu -> the rseq area")' \
+		"$tmp/host.json" >/dev/null; then
+		ok "getcpu counted among the user-space paths: $(jq -r '.findings[] | select(.id == "functions") | .title' "$tmp/host.json")"
+	else
+		not_ok "getcpu on the rseq route is not among doctor's user-space paths"
+		jq -r '.findings[] | select(.id == "functions") | .title, .evidence[]' "$tmp/host.json" | diag
+	fi
+	# cpu_id only: at most an info note naming what a call for the node takes.
+	node_path=$(jq -r '.functions[] | select(.function == "getcpu" and (.reason | test("cpu_id only"))) | .symbol // .syscall' "$tmp/host.json")
+	if [ -z "$node_path" ]; then
+		skip "the rseq area has node_id here: no cpu-only note to check"
+	elif jq -e --arg via "$node_path" 'any(.findings[]; .id == "rseq-cpu-only" and .severity == "info" and (.title | contains($via)))' \
+		"$tmp/host.json" >/dev/null; then
+		ok "cpu_id only: an info note says $(jq -r '.findings[] | select(.id == "rseq-cpu-only") | .title' "$tmp/host.json")"
+	else
+		not_ok "cpu_id only: no info note naming $node_path for a call that asks for the node"
+		jq -c '.findings[] | select(.title | test("getcpu"))' "$tmp/host.json" | diag
+	fi
+else
+	skip "getcpu is not on the rseq route here (vdsokit info: '${getcpu_route:-?}')"
+	skip "getcpu among the user-space paths"
+	skip "cpu-only note"
 fi
 reject_doctor "doctor-expect tells the host apart from hpet" hpet "$tmp/host.json"
 reject_doctor "doctor-expect tells the host apart from vdso=0" vdso0 "$tmp/host.json"
@@ -206,6 +245,21 @@ reject_doctor "doctor-expect hpet rejects the vdso=0 guest" hpet "$samples/amd64
 reject_doctor "doctor-expect guest rejects the vdso=0 guest" guest "$samples/amd64-novdso.json"
 expect_doctor "doctor-expect host accepts a plain x86_64 guest" host "$samples/amd64.json"
 expect_doctor "doctor-expect guest accepts the mips64el malta guest" guest "$samples/mips64el.json"
+# This host (Linux 6.18, glibc registering 20 bytes of rseq: getcpu reads
+# cpu_id only), doctor --json before and after it took the rseq route for a
+# fast path (the kernel command line removed).  As of cd1f2a1 it warned
+# "calls that fall back to the syscall: getcpu (cpu_id only: ...)".
+expect_doctor "doctor-expect host accepts this host with getcpu from the rseq area" \
+	host "$samples/host-rseq.json"
+reject_doctor "doctor-expect host rejects doctor's 'getcpu falls back' on that host (cd1f2a1)" \
+	host "$samples/host-rseq-mislabelled.json"
+reject_doctor "doctor-expect guest rejects it too" guest "$samples/host-rseq-mislabelled.json"
+# The arm64-6.12 guest: its rseq area has node_id too (RSEQ_AREA); doctor as
+# of cd1f2a1 warned "getcpu (read from the libc's rseq area, the node too)".
+expect_doctor "doctor-expect guest accepts the arm64-6.12 guest, getcpu from the rseq area" \
+	guest "$samples/arm64-rseq.json"
+reject_doctor "doctor-expect guest rejects doctor's 'getcpu falls back' on it (cd1f2a1)" \
+	guest "$samples/arm64-rseq-mislabelled.json"
 # m68k-vdso: its vDSO exports __vdso_gettimeofday, which only makes the
 # syscall (the via1 clocksource has no user-space read).  Doctor as of
 # 257e8bf called it "no vDSO entry on m68k" and the clocksource's read
