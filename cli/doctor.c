@@ -326,10 +326,7 @@ static bool entry_passed_by(char *buf, size_t size, enum vdsokit_func fn,
 	long c = clock_read_by(fn);
 	append(buf, size, "%s%s: %s%s%s ", buf[0] ? "; " : "", cli_func_name(fn), entry->name,
 	       entry->version ? "@" : "", entry->version ? entry->version : "");
-	if (p->reason == VDSOKIT_REASON_ENTRY_IS_SYSCALL) {
-		append(buf, size, "is exported, but %s", vdsokit_reason_text(p->reason));
-		return true;
-	}
+	/* The most telling first: the clock it reads has no user-space read here. */
 	if (c >= 0 && vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)c, &read) == 0 &&
 	    read.reason == VDSOKIT_REASON_CLOCK_IN_KERNEL) {
 		append(buf, size, "is exported, but it reads CLOCK_%s, and vdsokit_path_of(%s(%s)) "
@@ -337,6 +334,11 @@ static bool entry_passed_by(char *buf, size_t size, enum vdsokit_func fn,
 		       "%s directly", clock_id_name(clock, sizeof(clock), c),
 		       cli_func_name(VDSOKIT_FN_CLOCK_GETTIME), clock, vdsokit_reason_text(read.reason),
 		       p->syscall ? p->syscall : "it");
+		return true;
+	}
+	if (p->reason == VDSOKIT_REASON_ENTRY_IS_SYSCALL) {
+		append(buf, size, "is exported, but %s (%s)", vdsokit_reason_text(p->reason),
+		       p->syscall ? p->syscall : "the syscall");
 		return true;
 	}
 	append(buf, size, "is exported, but the library does not call it on %s and makes %s "
