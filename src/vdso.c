@@ -216,6 +216,15 @@ static struct vdsokit_entry entry_time(const struct resolved_symbols *r, enum vd
 	return entry_of(r, sym64, 1, vdsokit_arch_symbols[sym64].name ? absent(sym64) : absent(native));
 }
 
+/* An entry that would only make the syscall: the library makes it directly, and says so. */
+static void skip_entry_that_is_syscall(struct vdsokit_entry *e)
+{
+	if (e->fn) {
+		e->fn = NULL;
+		e->reason = VDSOKIT_REASON_ENTRY_IS_SYSCALL;
+	}
+}
+
 static void choose_entries(struct vdsokit_state *s, const struct resolved_symbols *r)
 {
 	s->gettime = entry_time(r, SYM_CLOCK_GETTIME, SYM_CLOCK_GETTIME64);
@@ -226,10 +235,11 @@ static void choose_entries(struct vdsokit_state *s, const struct resolved_symbol
 	s->gettimeofday = entry_native(r, SYM_GETTIMEOFDAY);
 	s->time = entry_native(r, SYM_TIME);
 	s->getcpu = entry_native(r, SYM_GETCPU);
-	if (ARCH_VDSO_GETCPU_IS_SYSCALL && s->getcpu.fn) {
-		s->getcpu.fn = NULL;
-		s->getcpu.reason = VDSOKIT_REASON_ENTRY_IS_SYSCALL;
-	}
+	if (ARCH_VDSO_GETCPU_IS_SYSCALL)
+		skip_entry_that_is_syscall(&s->getcpu);
+	/* gettimeofday reads REALTIME: where the vDSO cannot (m68k), its entry would only enter the kernel. */
+	if (!(ARCH_VDSO_CLOCKS & CLOCK_BIT(CLOCK_REALTIME)))
+		skip_entry_that_is_syscall(&s->gettimeofday);
 	s->getrandom = entry_native(r, SYM_GETRANDOM);
 	s->thread_area = entry_native(r, SYM_GET_THREAD_AREA);
 }

@@ -16,7 +16,7 @@
  * so the vDSO reads only the COARSE clocks itself; for every other clock
  * it makes the syscall, which costs more than making it directly.  For the
  * same reason the vDSO's gettimeofday (always a high-resolution REALTIME
- * read) is not used.
+ * read) is resolved but not called (VDSOKIT_REASON_ENTRY_IS_SYSCALL).
  */
 #define ARCH_VDSO_CLOCKS (CLOCK_BIT(5) /* REALTIME_COARSE */ | CLOCK_BIT(6) /* MONOTONIC_COARSE */)
 /*
@@ -32,6 +32,7 @@
 #define ARCH_SYMBOLS {                                                            \
 	[SYM_CLOCK_GETTIME64]  = ARCH_SYM("__vdso_clock_gettime64", "LINUX_5.10"),   \
 	[SYM_CLOCK_GETRES64]   = ARCH_SYM("__vdso_clock_getres_time64", "LINUX_5.10"),   \
+	[SYM_GETTIMEOFDAY]     = ARCH_SYM("__vdso_gettimeofday", "LINUX_5.10"),   \
 	[SYM_GET_THREAD_AREA]  = ARCH_SYM("__vdso_get_thread_area", "LINUX_5.10"),   \
 }
 
