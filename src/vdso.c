@@ -118,11 +118,12 @@ static int locate(const void **base, size_t *size)
 	*base = (const void *)vdsokit__auxv(AT_SYSINFO_EHDR);
 	if (!*base)
 		return -ENOENT;
-	size_t page = vdsokit__auxv(AT_PAGESZ);
-	if (!page || (page & (page - 1)))
-		page = 4096;
-	/* The kernel maps at least one page there: read the headers within it. */
-	int err = vdsokit__image_extent(*base, page, size);
+	/*
+	 * The kernel maps at least one page there, and no Linux page is
+	 * smaller than 4 KiB: the headers are read within those (asking the
+	 * auxv for AT_PAGESZ would walk it once more in the first call).
+	 */
+	int err = vdsokit__image_extent(*base, 4096, size);
 	if (err)
 		return err;
 	if (*size > MAX_IMAGE_SIZE)
