@@ -59,8 +59,9 @@ struct arch_symbol {
 /*
  * An ARCH_SYMBOLS entry: the name, its version node, and the name's GNU
  * hash (h = h * 33 + c from 5381) computed by the compiler, so the first
- * call does not hash the names it looks up.  Names of up to 32 characters;
- * tests/hardening/arches.t checks every table against vdsokit_gnu_hash().
+ * call does not hash the names it looks up.  Names of up to 32 characters
+ * (a longer one is a compile error); malformed.t checks every table
+ * against vdsokit_gnu_hash() on every architecture arches.t builds.
  * Each step names the hash so far once, keeping the expansion linear.
  */
 #define ARCH_SYM_CHAR(s, i) \
@@ -71,7 +72,9 @@ struct arch_symbol {
 #define ARCH_SYM_STEP16(h, s, i) \
 	ARCH_SYM_STEP4(ARCH_SYM_STEP4(ARCH_SYM_STEP4(ARCH_SYM_STEP4(h, s, i), s, i + 4), s, i + 8), s, i + 12)
 #define ARCH_SYM_GNU_HASH(s) ARCH_SYM_STEP16(ARCH_SYM_STEP16(5381u, s, 0), s, 16)
-#define ARCH_SYM(name, version) { ARCH_SYM_GNU_HASH(name), name, version }
+/* A name longer than the 32 steps does not compile (an array of size -1). */
+#define ARCH_SYM_FITS(name) (0 * sizeof(char[sizeof(name) <= 33 ? 1 : -1]))
+#define ARCH_SYM(name, version) { ARCH_SYM_GNU_HASH(name) + ARCH_SYM_FITS(name), name, version }
 
 /* Clock ids, as bits, whose reads the generic vDSO does in user space. */
 #define CLOCK_BIT(c) (1u << (c))
