@@ -205,8 +205,8 @@ static void print_fresh_process_figures(double warm_ns)
 		printf("  %-32s %6.0f ns, %.0f page faults   goal <= 2000 ns  %s\n", f->what, ns, faults,
 		       ns <= 2000 ? "ok" : "over");
 		if (ns > 2000 && faults == 0)
-			printf("    over without a page fault: %.0f ns of it is the same work warm; the rest is its\n"
-			       "    first run in the process (instruction cache, branch predictors, TLB all cold)\n",
+			printf("    over with no page fault in the median run: %.0f ns of it is the same work warm;\n"
+			       "    the rest is the code's first run in this process (not split further here)\n",
 			       warm_ns);
 	}
 }
