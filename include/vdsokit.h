@@ -164,7 +164,9 @@ int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_path *
  * library may still send some clocks to the syscall: see path_of).
  * *time64 (may be NULL) tells whether its time values are 64-bit: the
  * timespec's and the timeval's seconds, time()'s return.  Returns 0;
- * -ENOENT when this process's vDSO has no usable entry for fn; -EOPNOTSUPP
+ * -ENOENT when this process's vDSO has no usable entry for fn (none, or a
+ * 32-bit-time entry dropped after it overflowed); -EINVAL for an unknown
+ * fn or a NULL entry; -EOPNOTSUPP
  * where none can be called bare: on powerpc (errors in CR0.SO, ELFv1
  * function descriptors), and for getrandom (its state comes from the
  * library) and the thread pointer; vdsokit_*_via(VDSOKIT_VIA_VDSO) calls

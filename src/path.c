@@ -106,9 +106,11 @@ VDSO_EXPORT int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vd
 
 VDSO_EXPORT int vdsokit_bare_entry(enum vdsokit_func fn, const void **entry, int *time64)
 {
-	const struct vdsokit_state *s = vdsokit_state();
 	const struct vdsokit_entry *e;
+	if (!entry)
+		return -EINVAL;
 	*entry = NULL;
+	const struct vdsokit_state *s = vdsokit_state();
 	switch (fn) {
 	case VDSOKIT_FN_CLOCK_GETTIME: e = &s->gettime; break;
 	case VDSOKIT_FN_CLOCK_GETRES: e = &s->getres; break;
@@ -121,7 +123,8 @@ VDSO_EXPORT int vdsokit_bare_entry(enum vdsokit_func fn, const void **entry, int
 	}
 	if (ARCH_VDSO_CALL5)
 		return -EOPNOTSUPP; /* only the arch's call sequence is correct */
-	if (!e->fn)
+	/* What path_of names: an entry dropped after a 32-bit overflow is none. */
+	if (!entry_in_use(e))
 		return -ENOENT;
 	*entry = e->fn;
 	if (time64)

@@ -641,6 +641,10 @@ static void check_overflow_drops_time32_entry(void)
 	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
 	ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_TIME32_OVERFLOWED,
 	   "image: path of clock_gettime after the overflow: %s", path_text(&p));
+	const void *entry = &entry;
+	int r = vdsokit_bare_entry(VDSOKIT_FN_CLOCK_GETTIME, &entry, NULL);
+	ok(r == -ENOENT && entry == NULL,
+	   "image: no bare clock_gettime entry after the overflow, as path_of says (%d)", r);
 }
 
 static void check_getres_through_image(clockid_t c)

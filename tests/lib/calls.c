@@ -273,6 +273,8 @@ static void test_bare_entry(void)
 	ok(vdsokit_bare_entry(VDSOKIT_FN_THREAD_POINTER, &entry, NULL) == -EOPNOTSUPP,
 	   "bare entry of the thread pointer: -EOPNOTSUPP");
 	ok(vdsokit_bare_entry(VDSOKIT_FN_COUNT, &entry, NULL) == -EINVAL, "bare entry of no function: -EINVAL");
+	ok(vdsokit_bare_entry(VDSOKIT_FN_CLOCK_GETTIME, NULL, NULL) == -EINVAL,
+	   "bare entry with nowhere to put it: -EINVAL, no crash");
 
 	struct vdsokit_path p;
 	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_REALTIME_COARSE, &p);
