@@ -230,7 +230,7 @@ if [ "$(uname -m)" = x86_64 ] && cross_vdsokit i686-linux-gnu i686; then
 		not_ok "i386 build: exit $st, slow: $(jq -c .verdict.slow "$tmp/i686.json" 2>/dev/null)"
 	fi
 else
-	skip "i386: not an x86_64 host, no i686 cross compiler, or the build failed"
+	skip "i386: not an x86_64 host, no i686 cross compiler, the build failed, or this kernel does not execute i386 binaries"
 	skip "i386 fast path"
 fi
 

@@ -97,9 +97,17 @@ if [ ! -x "$vdsokit" ]; then
 fi
 
 # cross_vdsokit TRIPLE DIR: builds vdsokit statically with TRIPLE-gcc-12 into
-# $build/DIR (log in $tmp/make.log); fails when that compiler is missing.
+# $build/DIR (log in $tmp/make.log); fails when that compiler is missing, and
+# for i686 when this kernel does not execute i386 binaries (exit 126: no
+# IA32 emulation), which the callers' skip lines name.
 cross_vdsokit() {
 	command -v "$1-gcc-12" >/dev/null &&
 		make -s -C "$top" CC="$1-gcc-12" AR="$1-ar" BUILD="$build/$2" LDFLAGS=-static \
-			"$build/$2/vdsokit" >"$tmp/make.log" 2>&1
+			"$build/$2/vdsokit" >"$tmp/make.log" 2>&1 || return 1
+	case $1 in
+	i686-*)
+		"$build/$2/vdsokit" --version >/dev/null 2>&1
+		[ $? -ne 126 ] || { echo "this kernel does not execute i386 binaries" >"$tmp/make.log"; return 1; }
+		;;
+	esac
 }

@@ -132,6 +132,11 @@ while read -r arch cc imgdir qemu; do
 	fi
 	for runner in $runners; do
 		if [ "$runner" = native ]; then
+			"$prog" >/dev/null 2>&1
+			if [ $? -eq 126 ]; then
+				skip "$arch native: this kernel does not execute $arch binaries"
+				continue
+			fi
 			run=
 			where="$arch native"
 		else
