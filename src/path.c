@@ -46,6 +46,8 @@ static void path_clock(struct vdsokit_path *p, const struct vdsokit_entry *e,
 
 VDSO_EXPORT int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_path *p)
 {
+	if (!p)
+		return -EINVAL;
 	const struct vdsokit_state *s = vdsokit_state();
 	memset(p, 0, sizeof(*p));
 	p->syscall_nr = -1;
