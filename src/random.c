@@ -4,16 +4,38 @@
  *
  * The vDSO generates from a per-thread opaque state that the kernel sizes
  * and wipes: the library asks for the state's size, protection and mmap
- * flags once, maps states in pages shared by many threads (never one
- * across a page boundary, each on its own cache line), gives each thread
- * one on its first call, and takes back the states of exited threads when
- * it runs out.  The kernel's mmap flags (MAP_DROPPABLE) make a forked child
- * see its states wiped, so parent and child never repeat each other's output.
+ * flags, maps states in pages shared by many threads (never one across a
+ * page boundary, each on its own cache line), and gives each thread one on
+ * its first call.  The kernel's mmap flags (MAP_DROPPABLE) wipe the states
+ * in a forked child, so parent and child never repeat each other's output.
  *
- * Nothing here blocks, allocates or takes a lock, so the first call may be
- * in a signal handler: when the state cannot be had — another thread adding
- * states, mapping failed, or a signal handler interrupting this thread's
- * own call — that call takes the syscall.
+ * Who holds a state is a fact, not an inference from thread ids:
+ *   - a state's owner word holds the address of its thread's record (a
+ *     thread-local variable), written only by a compare-and-swap from 0 —
+ *     no two live threads have one address, and nobody but the owner (or
+ *     its own exit hook) ever clears it;
+ *   - a thread gives its states back at exit, from a pthread key destructor;
+ *     threads that never exit in this process (a fork child's missing
+ *     threads) keep theirs, which bounds the loss by the parent's threads;
+ *   - fork, _Fork, syscall(SYS_fork), clone without CLONE_VM: the child's
+ *     only thread keeps its state (its record's address is the same, the
+ *     kernel wiped the bytes), and nothing in the registry waits on a
+ *     thread that the child does not have: there is no lock to inherit;
+ *   - vfork: the child runs on its parent's thread record, so a state it
+ *     claims is its parent thread's, given back at that thread's exit.
+ * A call takes its thread's state out of the record for its duration: a
+ * signal handler that interrupts it finds none and claims another (two
+ * states never serve one call at once); the interrupted call, back, keeps
+ * one of the two.  A handler that leaves by siglongjmp abandons a state
+ * still owned by the thread: the next call claims a new one, and the
+ * thread's exit hook takes back (and wipes) every state it still owns.
+ *
+ * Nothing here blocks or takes a lock, so a first call may be in a signal
+ * handler: when no state can be had (mapping failed, the thread is
+ * exiting) that call takes the syscall.  The first call of a thread maps
+ * states when none is free (mmap) and registers its exit hook
+ * (pthread_setspecific, which allocates nothing for the key the library
+ * created at load time among the process's first 32).
  */
 #include <pthread.h>
 #include <string.h>
@@ -70,35 +92,40 @@ static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 #define STATE_ALIGN 128
 #endif
 
-enum { PARAMS_UNKNOWN, PARAMS_QUERYING, PARAMS_READY, PARAMS_UNAVAILABLE };
+enum { PARAMS_UNKNOWN, PARAMS_READY, PARAMS_UNAVAILABLE };
 
+/*
+ * What the vDSO said about its states.  Any thread that finds the status
+ * UNKNOWN asks the vDSO and stores the (same) answer: nobody waits for
+ * another thread's question, which a fork or a signal could leave
+ * unanswered.  Fields are atomics: several threads may store them.
+ */
 static struct {
-	int status;            /* atomic: PARAMS_*                               */
+	int status;            /* PARAMS_*; leaves UNKNOWN once, by CAS          */
 	size_t state_size;     /* exactly what the kernel asked for              */
 	size_t stride;         /* state_size rounded up to STATE_ALIGN           */
 	unsigned prot, flags;
 } params;
 
+static size_t state_size(void) { return __atomic_load_n(&params.state_size, __ATOMIC_RELAXED); }
+static size_t stride(void) { return __atomic_load_n(&params.stride, __ATOMIC_RELAXED); }
+
 /*
  * The registry of states: chunks, each one mapping of states (the kernel's
- * flags: it may wipe them) and, in ordinary memory, the owner of each — the
- * kernel thread id of the thread using it, 0 when free.  Chunks are only
- * ever added (at the head, published with release), so a thread claims a
- * free state with one compare-and-swap and no lock.
- *
- * No thread-exit hook gives a state back (a pthread key destructor would
- * outlive a dlclose, and setting one from a signal handler allocates):
- * when no state is free, a thread first takes back those whose owner no
- * longer exists (tgkill(pid, tid, 0) == -ESRCH), and only then maps more.
- * A thread id reused by a new thread only delays that state's return: only
- * the thread with that id ever writes it into an owner word, and it never
- * takes a state back from a live owner — itself included.
+ * flags: it may wipe them) and, in ordinary memory, each state's owner word.
+ * Chunks are only ever added, pushed at the head with a compare-and-swap:
+ * two threads that find the registry full at once both add one, which
+ * costs memory only until they are used, and no lock is ever held.
  */
+#define OWNER_FREE ((uintptr_t)0)
+#define OWNER_SEALED ((uintptr_t)1) /* unloading: never to be claimed again */
+
 struct chunk {
 	struct chunk *next;
 	unsigned char *states;
 	size_t states_len, count;
-	int *owner;            /* atomic; kernel thread id, 0 free, -1 sealed   */
+	size_t hint;           /* atomic: where the next claim starts looking   */
+	uintptr_t *owner;      /* atomic: OWNER_*, or the owning thread record  */
 };
 
 /*
@@ -108,104 +135,126 @@ struct chunk {
  */
 #define FIRST_CHUNK_MAX 64
 static struct chunk first_chunk;
-static int first_chunk_owner[FIRST_CHUNK_MAX];
+static uintptr_t first_chunk_owner[FIRST_CHUNK_MAX];
+static int first_chunk_taken;  /* atomic: a grower has the static header   */
 
 static struct chunk *chunks;   /* atomic: the newest chunk                  */
-static int growing;            /* atomic try-lock on adding a chunk         */
-static size_t state_total;     /* states in every chunk; under `growing`    */
+static size_t state_total;     /* atomic: states in every chunk             */
 
-static __thread void *thread_state __attribute__((tls_model("initial-exec")));
-static __thread int *thread_owner __attribute__((tls_model("initial-exec")));
-static __thread int thread_tid __attribute__((tls_model("initial-exec")));
-static __thread int thread_state_in_use __attribute__((tls_model("initial-exec")));
+/* A thread's part: its identity is this record's address. */
+struct thread_random {
+	void *state;           /* its state; NULL: none yet, or a call has it   */
+	unsigned held;         /* atomic: registry states owned by this record  */
+	unsigned char registered; /* its exit hook is set                        */
+	unsigned char exiting;    /* its exit hook ran: the syscall from now on  */
+};
+static __thread struct thread_random this_thread __attribute__((tls_model("initial-exec")));
 
-static int my_tid(void)
+static pthread_key_t exit_key;
+static int exit_key_ready;
+
+static uintptr_t my_token(void)
 {
-	if (unlikely(thread_tid == 0))
-		thread_tid = (int)sys0(__NR_gettid);
-	return thread_tid;
+	return (uintptr_t)&this_thread;
 }
 
-static int owner_exited(int pid, int tid)
-{
-	return sys3(__NR_tgkill, pid, tid, 0) == -ESRCH;
-}
-
-/* A free state now owned by `tid`, or NULL. */
-static void *claim_free(int tid)
+static struct chunk *chunk_of(const void *state)
 {
 	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next)
-		for (size_t i = 0; i < c->count; i++) {
-			int expected = 0;
-			if (__atomic_load_n(&c->owner[i], __ATOMIC_RELAXED) == 0 &&
-			    __atomic_compare_exchange_n(&c->owner[i], &expected, tid, 0,
-							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-				thread_owner = &c->owner[i];
-				return c->states + i * params.stride;
-			}
-		}
+		if ((const unsigned char *)state >= c->states &&
+		    (const unsigned char *)state < c->states + c->count * stride())
+			return c;
 	return NULL;
 }
 
-/* Frees every state whose owner thread has exited; how many it freed. */
-static size_t reclaim_exited(void)
+/*
+ * A free state now owned by `token`, or NULL.  Each chunk is searched from
+ * its hint, the slot after the last claim or the last one given back, so
+ * that a claim after a thread's exit finds that thread's state at once and
+ * a full registry is searched only before it grows (doubling): O(1)
+ * amortised, whatever the number of live threads.
+ */
+static void *claim_free(uintptr_t token)
 {
-	int pid = (int)sys0(__NR_getpid);
-	size_t freed = 0;
-	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next)
-		for (size_t i = 0; i < c->count; i++) {
-			int owner = __atomic_load_n(&c->owner[i], __ATOMIC_RELAXED);
-			if (owner > 0 && owner_exited(pid, owner) &&
-			    __atomic_compare_exchange_n(&c->owner[i], &owner, 0, 0, __ATOMIC_RELEASE,
-							__ATOMIC_RELAXED))
-				freed++;
+	size_t step = stride();
+	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next) {
+		size_t n = c->count;
+		size_t i = __atomic_load_n(&c->hint, __ATOMIC_RELAXED);
+		for (size_t k = 0; k < n; k++, i++) {
+			if (i >= n)
+				i = 0;
+			uintptr_t expected = OWNER_FREE;
+			if (__atomic_load_n(&c->owner[i], __ATOMIC_RELAXED) == OWNER_FREE &&
+			    __atomic_compare_exchange_n(&c->owner[i], &expected, token, 0,
+							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+				__atomic_store_n(&c->hint, i + 1, __ATOMIC_RELAXED);
+				return c->states + i * step;
+			}
 		}
-	return freed;
+	}
+	return NULL;
+}
+
+/* Gives a state of this thread's back to the registry. */
+static void release_state(void *state)
+{
+	struct chunk *c = chunk_of(state);
+	if (!c)
+		return;
+	size_t i = (size_t)((unsigned char *)state - c->states) / stride();
+	__atomic_store_n(&c->owner[i], OWNER_FREE, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->hint, i, __ATOMIC_RELAXED);
+	__atomic_fetch_sub(&this_thread.held, 1, __ATOMIC_RELAXED);
 }
 
 /*
  * Adds a chunk as large as all the others together (16 states at least),
- * so that the reclaim scans before each growth cost O(1) per thread.
- * Never waits: a thread that finds another growing takes the syscall.
+ * so that the searches before each growth cost O(1) per thread.
  */
 static int grow(void)
 {
-	if (__atomic_exchange_n(&growing, 1, __ATOMIC_ACQUIRE))
-		return -1;
-	int ret = -1;
-	size_t page = getauxval(AT_PAGESZ);
+	size_t page = vdsokit__auxv(AT_PAGESZ);
 	if (!page)
 		page = 4096;
-	size_t per_page = page / params.stride;
-	size_t want = state_total > 16 ? state_total : 16;
-	size_t pages = (want + per_page - 1) / per_page;
-	size_t count = pages * per_page;
-	struct chunk *c = &first_chunk;
+	size_t per_page = page / stride(); /* >= 1: query_params refuses larger states */
+	size_t total = __atomic_load_n(&state_total, __ATOMIC_RELAXED);
+	size_t count = total > 16 ? total : 16;
+	struct chunk *c;
 	size_t header_len = 0;
-	if (__atomic_load_n(&chunks, __ATOMIC_RELAXED) == NULL) {
-		count = count < FIRST_CHUNK_MAX ? count : FIRST_CHUNK_MAX;
+	int no = 0;
+	if (__atomic_compare_exchange_n(&first_chunk_taken, &no, 1, 0, __ATOMIC_ACQUIRE,
+					__ATOMIC_RELAXED)) {
+		c = &first_chunk;
 		c->owner = first_chunk_owner;
+		if (count > FIRST_CHUNK_MAX)
+			count = FIRST_CHUNK_MAX;
 	} else {
-		header_len = sizeof(struct chunk) + count * sizeof(int);
+		header_len = sizeof(struct chunk) + count * sizeof(uintptr_t);
 		c = sys_mmap(header_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
-		if (c)
-			c->owner = (int *)(c + 1);
+		if (!c)
+			return -1;
+		c->owner = (uintptr_t *)(c + 1);
 	}
-	unsigned char *states = c ? sys_mmap(pages * page, params.prot, params.flags) : NULL;
-	if (states) {
-		/* Zeroed (fresh mapping, or never used static): every owner is free. */
-		c->states = states;
-		c->states_len = pages * page;
-		c->count = count;
-		c->next = __atomic_load_n(&chunks, __ATOMIC_RELAXED);
-		__atomic_store_n(&chunks, c, __ATOMIC_RELEASE);
-		state_total += count;
-		ret = 0;
-	} else if (header_len) {
-		sys2(__NR_munmap, c, header_len);
+	size_t pages = (count + per_page - 1) / per_page;
+	unsigned char *states = sys_mmap(pages * page, __atomic_load_n(&params.prot, __ATOMIC_RELAXED),
+					 __atomic_load_n(&params.flags, __ATOMIC_RELAXED));
+	if (!states) {
+		if (header_len)
+			sys2(__NR_munmap, c, header_len);
+		else
+			__atomic_store_n(&first_chunk_taken, 0, __ATOMIC_RELEASE);
+		return -1;
 	}
-	__atomic_store_n(&growing, 0, __ATOMIC_RELEASE);
-	return ret;
+	/* Owners are zero (a fresh mapping, or the never used static array). */
+	c->states = states;
+	c->states_len = pages * page;
+	c->count = count;
+	c->hint = 0;
+	c->next = __atomic_load_n(&chunks, __ATOMIC_RELAXED);
+	while (!__atomic_compare_exchange_n(&chunks, &c->next, c, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+	__atomic_fetch_add(&state_total, count, __ATOMIC_RELAXED);
+	return 0;
 }
 
 static inline long call_getrandom(const void *fn, void *buf, size_t len, unsigned flags,
@@ -218,126 +267,149 @@ static inline long call_getrandom(const void *fn, void *buf, size_t len, unsigne
 #endif
 }
 
-/* Asks the vDSO for the state parameters, once; 0 when states can be used. */
+/* Asks the vDSO for the state parameters; 0 when states can be used. */
 static int query_params(const struct vdsokit_state *s)
 {
 	int st = __atomic_load_n(&params.status, __ATOMIC_ACQUIRE);
 	if (likely(st == PARAMS_READY))
 		return 0;
-	if (st != PARAMS_UNKNOWN)
-		return -1; /* unavailable, or another thread is asking right now */
-	if (!__atomic_compare_exchange_n(&params.status, &st, PARAMS_QUERYING, 0, __ATOMIC_ACQUIRE,
-					 __ATOMIC_ACQUIRE))
+	if (st == PARAMS_UNAVAILABLE)
 		return -1;
 	struct opaque_params p;
 	memset(&p, 0, sizeof(p));
 	long r = call_getrandom(s->getrandom.fn, NULL, 0, 0, &p, ~(size_t)0);
-	size_t page = getauxval(AT_PAGESZ);
-	/* A state larger than a page could not avoid crossing one. */
-	int ok = r == 0 && p.size_of_opaque_state > 0 &&
-		 p.size_of_opaque_state <= (page ? page : 4096);
+	size_t page = vdsokit__auxv(AT_PAGESZ);
+	size_t step = ((size_t)p.size_of_opaque_state + STATE_ALIGN - 1) & ~(size_t)(STATE_ALIGN - 1);
+	/* A state (on its own cache lines) larger than a page could not avoid crossing one. */
+	int ok = r == 0 && p.size_of_opaque_state > 0 && step <= (page ? page : 4096) &&
+		 exit_key_ready;
 	if (ok) {
 		/* The exact size: the kernel's vDSO takes the syscall on any other. */
-		params.state_size = p.size_of_opaque_state;
-		params.stride = (p.size_of_opaque_state + STATE_ALIGN - 1) & ~(size_t)(STATE_ALIGN - 1);
-		params.prot = p.mmap_prot;
-		params.flags = p.mmap_flags;
+		__atomic_store_n(&params.state_size, p.size_of_opaque_state, __ATOMIC_RELAXED);
+		__atomic_store_n(&params.stride, step, __ATOMIC_RELAXED);
+		__atomic_store_n(&params.prot, p.mmap_prot, __ATOMIC_RELAXED);
+		__atomic_store_n(&params.flags, p.mmap_flags, __ATOMIC_RELAXED);
 	}
-	__atomic_store_n(&params.status, ok ? PARAMS_READY : PARAMS_UNAVAILABLE, __ATOMIC_RELEASE);
-	return ok ? 0 : -1;
+	st = PARAMS_UNKNOWN;
+	__atomic_compare_exchange_n(&params.status, &st, ok ? PARAMS_READY : PARAMS_UNAVAILABLE, 0,
+				    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE);
+	return __atomic_load_n(&params.status, __ATOMIC_ACQUIRE) == PARAMS_READY ? 0 : -1;
 }
 
-/* This thread's state, claiming one on its first call; NULL: use the syscall. */
-static void *my_state(const struct vdsokit_state *s)
+/* A state for this thread's call, claimed now; NULL: use the syscall. */
+static void *acquire_state(const struct vdsokit_state *s)
 {
-	if (likely(thread_state != NULL))
-		return thread_state;
-	if (query_params(s))
+	if (this_thread.exiting || query_params(s))
 		return NULL;
-	int tid = my_tid();
-	void *state = claim_free(tid);
-	if (!state && reclaim_exited())
-		state = claim_free(tid);
+	if (!this_thread.registered) {
+		/* The exit hook first: a state is never claimed that exit would not give back. */
+		if (pthread_setspecific(exit_key, &this_thread))
+			return NULL;
+		this_thread.registered = 1;
+	}
+	uintptr_t token = my_token();
+	void *state = claim_free(token);
 	if (!state && grow() == 0)
-		state = claim_free(tid);
-	thread_state = state;
+		state = claim_free(token);
+	if (state)
+		__atomic_fetch_add(&this_thread.held, 1, __ATOMIC_RELAXED);
 	return state;
 }
 
 /* -ENOSYS: no state for this call (or the vDSO refuses): take the syscall. */
 static ssize_t random_via_vdso(const struct vdsokit_state *s, void *buf, size_t len, unsigned flags)
 {
-	if (thread_state_in_use)
-		return -ENOSYS; /* a signal handler inside this thread's own call */
-	thread_state_in_use = 1;
+	/* Take the state out of the record: a signal handler now claims its own. */
+	void *state = this_thread.state;
+	this_thread.state = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	void *state = my_state(s);
-	ssize_t r = state ? call_getrandom(s->getrandom.fn, buf, len, flags, state,
-					   params.state_size)
-			  : -ENOSYS;
+	if (unlikely(state == NULL)) {
+		state = acquire_state(s);
+		if (!state)
+			return -ENOSYS;
+	}
+	ssize_t r = call_getrandom(s->getrandom.fn, buf, len, flags, state, state_size());
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	thread_state_in_use = 0;
+	if (likely(this_thread.state == NULL))
+		this_thread.state = state;
+	else
+		release_state(state); /* a handler left its own: one is enough */
 	return r;
 }
 
 /*
- * In a forked child the forking thread is the only one, under a new thread
- * id: its state is stamped with that id (else the next claim would see the
- * parent's id gone and hand the state to a second thread), and a growth that
- * another thread of the parent was in the middle of is abandoned, its lock
- * released.  Every other thread's state is taken back on the next reclaim.
+ * Every state this thread owns, back to the registry.  One abandoned by a
+ * siglongjmp out of a call may have been left marked in use by the vDSO:
+ * those are wiped, as the kernel wipes states in a fork child.
  */
-static void after_fork_in_child(void)
+static void release_all_mine(void)
 {
-	thread_tid = 0;
-	if (thread_owner)
-		__atomic_store_n(thread_owner, my_tid(), __ATOMIC_RELAXED);
-	__atomic_store_n(&growing, 0, __ATOMIC_RELEASE);
+	void *state = this_thread.state;
+	this_thread.state = NULL;
+	if (state)
+		release_state(state);
+	if (__atomic_load_n(&this_thread.held, __ATOMIC_RELAXED) == 0)
+		return;
+	uintptr_t token = my_token();
+	size_t step = stride();
+	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next)
+		for (size_t i = 0; i < c->count; i++)
+			if (__atomic_load_n(&c->owner[i], __ATOMIC_RELAXED) == token) {
+				memset(c->states + i * step, 0, step);
+				release_state(c->states + i * step);
+			}
 }
 
-/* Registered at load time: pthread_atfork allocates, so never on first use. */
-__attribute__((constructor)) static void random_register_fork_handler(void)
+static void on_thread_exit(void *record)
 {
-	pthread_atfork(NULL, NULL, after_fork_in_child);
+	(void)record; /* &this_thread: the key's value only makes the hook run */
+	this_thread.exiting = 1;
+	release_all_mine();
+}
+
+/* At load time, so that the key is among the process's first and costs no allocation. */
+__attribute__((constructor)) static void random_create_exit_key(void)
+{
+	exit_key_ready = pthread_key_create(&exit_key, on_thread_exit) == 0;
 }
 
 /*
- * At unload (dlclose, or exit): unmap the states of every chunk in which
- * no other live thread holds one.  Each free (or exited owner's) slot is
- * sealed first with a compare-and-swap, so that no thread can claim it
- * after the check; a chunk with a live holder stays mapped, since at exit
- * that thread may be inside a call right now.  Later calls in this image
- * take the syscall.
+ * At unload (dlclose, or exit): no exit hook of this image may run any
+ * more, and the states of every chunk in which no thread holds one are
+ * unmapped.  Each free slot is sealed first with a compare-and-swap, so
+ * that no thread can claim it after the check; a chunk with a holder stays
+ * mapped, since at exit that thread may be inside a call right now.  Later
+ * calls in this image take the syscall.
  */
-__attribute__((destructor)) static void random_unmap_states(void)
+__attribute__((destructor)) static void random_unload(void)
 {
-	if (__atomic_load_n(&params.status, __ATOMIC_ACQUIRE) != PARAMS_READY)
+	if (exit_key_ready) {
+		exit_key_ready = 0;
+		pthread_key_delete(exit_key);
+	}
+	int ready = __atomic_exchange_n(&params.status, PARAMS_UNAVAILABLE, __ATOMIC_ACQ_REL);
+	if (ready != PARAMS_READY)
 		return;
-	__atomic_store_n(&params.status, PARAMS_UNAVAILABLE, __ATOMIC_RELEASE);
-	int pid = (int)sys0(__NR_getpid), me = my_tid();
+	release_all_mine();
 	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next) {
 		int held = 0;
 		for (size_t i = 0; i < c->count && !held; i++) {
-			int owner = __atomic_load_n(&c->owner[i], __ATOMIC_RELAXED);
-			if (owner > 0 && owner != me && !owner_exited(pid, owner))
-				held = 1;
-			else if (!__atomic_compare_exchange_n(&c->owner[i], &owner, -1, 0,
-							      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-				held = 1; /* claimed just now */
+			uintptr_t expected = OWNER_FREE;
+			if (!__atomic_compare_exchange_n(&c->owner[i], &expected, OWNER_SEALED, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+				held = expected != OWNER_SEALED;
 		}
 		if (!held)
 			sys2(__NR_munmap, c->states, c->states_len);
 	}
-	thread_state = NULL;
-	thread_owner = NULL;
 }
 
 /* For the tests: this thread's state (NULL before its first call) and its length. */
 void *vdsokit__random_thread_state(size_t *len)
 {
 	if (len)
-		*len = params.state_size;
-	return thread_state;
+		*len = state_size();
+	return this_thread.state;
 }
 #else
 #define RANDOM_VDSO_POSSIBLE 0
@@ -354,7 +426,6 @@ void *vdsokit__random_thread_state(size_t *len)
 	return NULL;
 }
 #endif
-
 /* ---- public ---------------------------------------------------------- */
 
 VDSO_EXPORT ssize_t vdsokit_getrandom(void *buf, size_t len, unsigned flags)

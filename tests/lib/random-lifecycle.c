@@ -1,0 +1,534 @@
+// SPDX-License-Identifier: MIT
+/*
+ * getrandom's per-thread states through every lifecycle a runtime, a libc
+ * or a sandbox puts a thread through, each checked for what users rely on:
+ * no two live threads ever hold one state, and a thread gets a state (the
+ * vDSO route) again whatever happened before.
+ *
+ *   - the fork family: fork(), _Fork(), syscall(SYS_fork), clone() without
+ *     CLONE_VM (no atfork handler runs for the last three), and vfork(),
+ *     whose child claims a state into its parent thread's record; then a
+ *     child (or the parent) starts 40 threads that keep their states;
+ *   - thread ids reused within seconds: a PID namespace whose pid_max is
+ *     400, threads churning past the 8 that keep their states;
+ *   - 20,000 threads under a seccomp filter that refuses tgkill: memory
+ *     stays bounded by the threads alive at once;
+ *   - siglongjmp out of a signal handler that interrupted a call inside the
+ *     vDSO, then the next calls are on the vDSO again, making no syscall;
+ *   - pthread_exit() of the main thread gives its state back;
+ *   - vdsokit_path_of with a NULL path.
+ * Each scenario runs in a child under alarm(): a hang or a crash is a
+ * "not ok" naming it, not the end of the test.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "vdsokit.h"
+#include "../tap.h"
+#include "crng-ready.h"
+#include "syscall-count.h"
+#include "testutil.h"
+
+/* libvdsokit's test hook (src/random.c): this thread's state, NULL before its first call. */
+void *vdsokit__random_thread_state(size_t *len);
+
+#define TIMEOUT_SECONDS 60
+#define HOLDERS 40
+
+/* The scenarios' exit codes. */
+enum { PASSED, SHARED_STATE, NO_STATE, SETUP_FAILED, CALL_FAILED, GREW, SYSCALL_TAKEN, NOT_RECLAIMED };
+
+static const char *verdict_text(int code)
+{
+	switch (code) {
+	case PASSED: return "passed";
+	case SHARED_STATE: return "two live threads hold one state";
+	case NO_STATE: return "a thread got no state (the syscall route)";
+	case SETUP_FAILED: return "setup failed";
+	case CALL_FAILED: return "vdsokit_getrandom failed";
+	case GREW: return "memory grew with the threads ever created";
+	case SYSCALL_TAKEN: return "a call after the jump made a syscall: not the vDSO route";
+	case NOT_RECLAIMED: return "the exited main thread's state was not given back";
+	default: return NULL;
+	}
+}
+
+static struct wait_status_text outcome(int status)
+{
+	const char *v = child_exited(status) ? verdict_text(WEXITSTATUS(status)) : NULL;
+	struct wait_status_text t = wait_status_text(status);
+	if (v)
+		snprintf(t.text, sizeof(t.text), "%s", v);
+	return t;
+}
+
+static int draw(void)
+{
+	unsigned char buf[16];
+	return vdsokit_getrandom(buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) ? 0 : -1;
+}
+
+/* ---- many live threads, each keeping its state ----------------------- */
+
+struct holders {
+	pthread_barrier_t drawn, done;
+	void *state[HOLDERS];
+	int failed[HOLDERS];
+};
+
+struct holder_arg {
+	struct holders *h;
+	int i;
+};
+
+static void *holder(void *p)
+{
+	struct holder_arg *a = p;
+	a->h->failed[a->i] = draw();
+	a->h->state[a->i] = vdsokit__random_thread_state(NULL);
+	pthread_barrier_wait(&a->h->drawn);
+	pthread_barrier_wait(&a->h->done); /* alive until every state is compared */
+	return NULL;
+}
+
+/*
+ * Starts HOLDERS threads that draw and stay alive, and compares their states
+ * with each other and with `mine` (the calling thread's, or NULL).
+ */
+static int holders_keep_their_states(void *mine)
+{
+	static struct holders h;
+	struct holder_arg args[HOLDERS];
+	pthread_t t[HOLDERS];
+	pthread_barrier_init(&h.drawn, NULL, HOLDERS + 1);
+	pthread_barrier_init(&h.done, NULL, HOLDERS + 1);
+	for (int i = 0; i < HOLDERS; i++) {
+		args[i] = (struct holder_arg){ &h, i };
+		if (pthread_create(&t[i], NULL, holder, &args[i]))
+			return SETUP_FAILED;
+	}
+	pthread_barrier_wait(&h.drawn);
+	int verdict = PASSED;
+	for (int i = 0; i < HOLDERS && verdict == PASSED; i++) {
+		if (h.failed[i])
+			verdict = CALL_FAILED;
+		else if (!h.state[i])
+			verdict = NO_STATE;
+		else if (h.state[i] == mine)
+			verdict = SHARED_STATE;
+		for (int j = 0; j < i && verdict == PASSED; j++)
+			if (h.state[i] == h.state[j])
+				verdict = SHARED_STATE;
+	}
+	pthread_barrier_wait(&h.done);
+	for (int i = 0; i < HOLDERS; i++)
+		pthread_join(t[i], NULL);
+	return verdict;
+}
+
+/* In a child of the fork family: its one thread draws, then 40 more. */
+static int child_of_fork(void)
+{
+	if (draw())
+		return CALL_FAILED;
+	void *mine = vdsokit__random_thread_state(NULL);
+	if (!mine)
+		return NO_STATE;
+	int verdict = holders_keep_their_states(mine);
+	/* Still this thread's, and still the only one holding it. */
+	if (verdict == PASSED && vdsokit__random_thread_state(NULL) != mine)
+		verdict = NO_STATE;
+	return verdict;
+}
+
+static int clone_child(void *unused)
+{
+	(void)unused;
+	_exit(child_of_fork());
+}
+
+enum fork_kind { FORK_LIBC, FORK_UNDERSCORE, FORK_SYSCALL, FORK_CLONE, FORK_KINDS };
+static const char *const fork_kind_name[FORK_KINDS] = {
+	"fork()", "_Fork()", "syscall(SYS_fork)", "clone() without CLONE_VM"
+};
+
+static pid_t fork_by(enum fork_kind kind)
+{
+	switch (kind) {
+	case FORK_LIBC: return fork();
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 34)
+	case FORK_UNDERSCORE: return _Fork();
+#endif
+	case FORK_SYSCALL:
+#ifdef SYS_fork
+		return (pid_t)syscall(SYS_fork);
+#else
+		return (pid_t)syscall(SYS_clone, SIGCHLD, 0, 0, 0, 0);
+#endif
+	case FORK_CLONE: {
+		size_t size = 256 * 1024;
+		char *stack = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (stack == MAP_FAILED)
+			return -1;
+		return clone(clone_child, stack + size, SIGCHLD, NULL);
+	}
+	default: errno = ENOSYS; return -1;
+	}
+}
+
+/*
+ * In a fresh process: the parent's main thread and 20 other threads hold
+ * states when the process forks the way `kind` says.
+ */
+static int fork_family(void *arg)
+{
+	enum fork_kind kind = (enum fork_kind)(intptr_t)arg;
+	if (draw())
+		return CALL_FAILED;
+	static struct holders h; /* 20 threads of the parent's hold states across the fork */
+	pthread_t t[20];
+	struct holder_arg args[20];
+	pthread_barrier_init(&h.drawn, NULL, 21);
+	pthread_barrier_init(&h.done, NULL, 21);
+	for (int i = 0; i < 20; i++) {
+		args[i] = (struct holder_arg){ &h, i };
+		if (pthread_create(&t[i], NULL, holder, &args[i]))
+			return SETUP_FAILED;
+	}
+	pthread_barrier_wait(&h.drawn);
+	pid_t pid = fork_by(kind);
+	if (pid < 0)
+		return SETUP_FAILED;
+	if (pid == 0)
+		_exit(child_of_fork());
+	pthread_barrier_wait(&h.done);
+	for (int i = 0; i < 20; i++)
+		pthread_join(t[i], NULL);
+	int status;
+	if (waitpid(pid, &status, 0) != pid)
+		return SETUP_FAILED;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : SETUP_FAILED;
+}
+
+/* vfork: the child's first call claims a state into this thread's record. */
+static int vfork_child_claims(void *unused)
+{
+	(void)unused;
+	pid_t pid = vfork();
+	if (pid == 0) {
+		unsigned char buf[16];
+		_exit(vdsokit_getrandom(buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) ? 0 : 1);
+	}
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return SETUP_FAILED;
+	if (WEXITSTATUS(status))
+		return CALL_FAILED;
+	if (draw())
+		return CALL_FAILED;
+	void *mine = vdsokit__random_thread_state(NULL);
+	if (!mine)
+		return NO_STATE;
+	return holders_keep_their_states(mine);
+}
+
+/* ---- thread ids reused ---------------------------------------------- */
+
+#define CHURN_THREADS 3000
+#define CHURN_BATCH 8
+
+static void *keepers_state[CHURN_BATCH];
+
+struct churner {
+	void *state;
+	pid_t tid;
+	int failed;
+};
+
+static void *churn(void *p)
+{
+	struct churner *c = p;
+	c->failed = draw();
+	c->state = vdsokit__random_thread_state(NULL);
+	c->tid = (pid_t)syscall(SYS_gettid);
+	return NULL;
+}
+
+static void *keeper(void *p)
+{
+	void **slot = p;
+	draw();
+	*slot = vdsokit__random_thread_state(NULL);
+	for (;;)
+		pause(); /* alive until the process exits */
+	return NULL;
+}
+
+/* pid 1 of a new PID namespace with pid_max 400: thread ids come round within a few hundred threads. */
+static int tids_reused_in_namespace(void)
+{
+	if (mount("proc", "/proc", "proc", 0, NULL))
+		return SETUP_FAILED;
+	FILE *f = fopen("/proc/sys/kernel/pid_max", "w");
+	if (!f || fprintf(f, "400\n") < 0 || fclose(f))
+		return SETUP_FAILED;
+	pthread_t t;
+	for (int i = 0; i < CHURN_BATCH; i++)
+		if (pthread_create(&t, NULL, keeper, &keepers_state[i]))
+			return SETUP_FAILED;
+	for (int i = 0; i < CHURN_BATCH; i++)
+		while (!__atomic_load_n(&keepers_state[i], __ATOMIC_ACQUIRE))
+			usleep(1000);
+	static unsigned char seen[4194304 / 8];
+	int reused = 0;
+	for (int n = 0; n < CHURN_THREADS / CHURN_BATCH; n++) {
+		struct churner c[CHURN_BATCH];
+		pthread_t ts[CHURN_BATCH];
+		memset(c, 0, sizeof(c));
+		for (int i = 0; i < CHURN_BATCH; i++)
+			if (pthread_create(&ts[i], NULL, churn, &c[i]))
+				return SETUP_FAILED;
+		for (int i = 0; i < CHURN_BATCH; i++)
+			pthread_join(ts[i], NULL);
+		for (int i = 0; i < CHURN_BATCH; i++) {
+			if (c[i].failed)
+				return CALL_FAILED;
+			if (!c[i].state)
+				return NO_STATE;
+			for (int k = 0; k < CHURN_BATCH; k++)
+				if (c[i].state == keepers_state[k])
+					return SHARED_STATE;
+			if (seen[c[i].tid / 8] & (1u << (c[i].tid % 8)))
+				reused++;
+			seen[c[i].tid / 8] |= (unsigned char)(1u << (c[i].tid % 8));
+		}
+	}
+	printf("# %d threads, thread ids reused %d times, no state of the 8 live keepers taken\n",
+	       CHURN_THREADS, reused);
+	fflush(stdout);
+	return reused > 0 ? PASSED : SETUP_FAILED;
+}
+
+static int tid_reuse(void *unused)
+{
+	(void)unused;
+	if (unshare(CLONE_NEWPID | CLONE_NEWNS))
+		return SETUP_FAILED;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL))
+		return SETUP_FAILED;
+	pid_t pid = fork();
+	if (pid == 0)
+		_exit(tids_reused_in_namespace());
+	int status;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return SETUP_FAILED;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : SETUP_FAILED;
+}
+
+/* ---- tgkill refused --------------------------------------------------- */
+
+#define MANY_THREADS 20000
+
+static int refuse_tgkill(void)
+{
+#if SYSCALL_COUNT_POSSIBLE
+	struct sock_filter prog[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fprog = { .len = sizeof(prog) / sizeof(prog[0]), .filter = prog };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
+#else
+	return -1;
+#endif
+}
+
+static long rss_kib(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[128];
+	long kib = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kib) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+static void *draw_and_exit(void *p)
+{
+	*(int *)p = draw() || !vdsokit__random_thread_state(NULL);
+	return NULL;
+}
+
+static int many_threads_tgkill_refused(void *unused)
+{
+	(void)unused;
+	if (refuse_tgkill())
+		return SETUP_FAILED;
+	long rss_early = 0;
+	for (int n = 0; n < MANY_THREADS; n += 16) {
+		pthread_t t[16];
+		int failed[16];
+		for (int i = 0; i < 16; i++)
+			if (pthread_create(&t[i], NULL, draw_and_exit, &failed[i]))
+				return SETUP_FAILED;
+		for (int i = 0; i < 16; i++) {
+			pthread_join(t[i], NULL);
+			if (failed[i])
+				return NO_STATE;
+		}
+		if (n + 16 == 2000)
+			rss_early = rss_kib();
+	}
+	long rss_late = rss_kib();
+	printf("# tgkill refused: RSS %ld KiB after 2,000 threads, %ld KiB after %d (16 alive at once)\n",
+	       rss_early, rss_late, MANY_THREADS);
+	return rss_late - rss_early > 512 ? GREW : PASSED;
+}
+
+/* ---- siglongjmp out of a call ----------------------------------------- */
+
+static sigjmp_buf jump_back;
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(jump_back, 1);
+}
+
+static int jump_out_of_calls(void *unused)
+{
+	(void)unused;
+	wait_for_crng_ready();
+	if (draw())
+		return CALL_FAILED;
+	/* A buffer the vDSO cannot write: the call faults inside the vDSO, its state in use. */
+	void *unwritable = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_segv;
+	sa.sa_flags = SA_NODEFER;
+	if (unwritable == MAP_FAILED || sigaction(SIGSEGV, &sa, NULL))
+		return SETUP_FAILED;
+	int jumps = 0;
+	for (int i = 0; i < 3; i++)
+		if (sigsetjmp(jump_back, 1) == 0)
+			vdsokit_getrandom(unwritable, 64, 0);
+		else
+			jumps++;
+	if (jumps == 0)
+		return SETUP_FAILED; /* the vDSO did not fault: nothing was interrupted */
+	if (jumps != 3)
+		return SYSCALL_TAKEN; /* the syscall's EFAULT: the calls after a jump left the vDSO */
+	struct vdsokit_path p;
+	if (vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p) || p.route != VDSOKIT_ROUTE_VDSO)
+		return NO_STATE;
+	/* A new state is seeded by the vDSO's own syscall: only the call after must make none. */
+	if (draw())
+		return CALL_FAILED;
+	struct syscall_counter counter;
+	const long nr = SYS_getrandom;
+	if (counter_start(&counter, &nr, 1))
+		return SETUP_FAILED;
+	int syscalls = 0;
+	for (int i = 0; i < 10; i++) {
+		counter_on(&counter);
+		if (draw())
+			return CALL_FAILED;
+		syscalls += counter_off(&counter);
+	}
+	return syscalls ? SYSCALL_TAKEN : PASSED;
+}
+
+/* ---- pthread_exit of the main thread ---------------------------------- */
+
+static void *main_state;
+
+static void *after_main_exits(void *unused)
+{
+	(void)unused;
+	usleep(200 * 1000); /* the main thread's exit hooks run meanwhile */
+	int r = draw();
+	void *mine = vdsokit__random_thread_state(NULL);
+	exit(r ? CALL_FAILED : mine == main_state ? PASSED : NOT_RECLAIMED);
+}
+
+static int main_thread_exits(void *unused)
+{
+	(void)unused;
+	if (draw())
+		return CALL_FAILED;
+	main_state = vdsokit__random_thread_state(NULL);
+	pthread_t t;
+	if (!main_state || pthread_create(&t, NULL, after_main_exits, NULL))
+		return SETUP_FAILED;
+	pthread_exit(NULL);
+}
+
+/* ---------------------------------------------------------------------- */
+
+static int vdso_getrandom_here(void)
+{
+	struct vdsokit_path p;
+	return vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p) == 0 && p.route == VDSOKIT_ROUTE_VDSO;
+}
+
+static void scenario(const char *what, int (*fn)(void *), void *arg, int setup_may_fail)
+{
+	int status = run_in_child(fn, arg, TIMEOUT_SECONDS);
+	if (setup_may_fail && child_exited(status) && WEXITSTATUS(status) == SETUP_FAILED)
+		skip("%s: could not be set up here (needs root, seccomp, a PID namespace's own pid_max)",
+		     what);
+	else
+		ok(child_passed(status), "%s: %s", what, outcome(status).text);
+}
+
+int main(void)
+{
+	struct vdsokit_path p;
+	ok(vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, NULL) == -EINVAL,
+	   "vdsokit_path_of with a NULL path: -EINVAL");
+	ok(vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, NULL) == -EINVAL,
+	   "vdsokit_path_of(clock_gettime) with a NULL path: -EINVAL");
+	(void)p;
+	if (!vdso_getrandom_here()) {
+		skip("no vDSO getrandom here (Linux < 6.11, or no vDSO): the states are never used");
+		printf("1..%d\n", tap_count);
+		return 0;
+	}
+	wait_for_crng_ready();
+	char what[128];
+	for (int k = 0; k < FORK_KINDS; k++) {
+		snprintf(what, sizeof(what),
+			 "%s with 21 threads holding states, then 40 threads in the child",
+			 fork_kind_name[k]);
+		scenario(what, fork_family, (void *)(intptr_t)k, 0);
+	}
+	scenario("vfork: the child's first call claims into its parent thread, then 40 threads",
+		 vfork_child_claims, NULL, 0);
+	scenario("thread ids reused (pid_max 400 in a PID namespace), 8 threads keep their states",
+		 tid_reuse, NULL, 1);
+	scenario("20,000 threads with tgkill refused (EPERM): memory bounded", many_threads_tgkill_refused,
+		 NULL, 1);
+	scenario("siglongjmp out of a handler that interrupted a call in the vDSO: the vDSO route again",
+		 jump_out_of_calls, NULL, 0);
+	scenario("pthread_exit() of the main thread gives its state back", main_thread_exits, NULL, 0);
+	printf("1..%d\n", tap_count);
+	return tap_failed != 0;
+}
