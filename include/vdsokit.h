@@ -65,8 +65,9 @@ int vdsokit_getcpu(unsigned *cpu, unsigned *node);
 /*
  * getrandom(2): GRND_NONBLOCK, GRND_RANDOM and GRND_INSECURE as the syscall.
  * Returns the number of bytes written or a negative errno.  The vDSO path
- * keeps one opaque state per thread, mapped on first use with the
- * protection the kernel asks for; GRND_RANDOM always takes the syscall.
+ * gives each thread one opaque state, mapped with the protection the
+ * kernel asks for and given back when the thread exits (a pthread key
+ * destructor); GRND_RANDOM always takes the syscall.
  */
 ssize_t vdsokit_getrandom(void *buf, size_t len, unsigned flags);
 /*
@@ -81,11 +82,14 @@ void *vdsokit_thread_pointer(void);
  * Locates and resolves everything now instead of at the first call.
  * Returns 0 when a usable vDSO was found, a negative errno (-ENOENT: no
  * vDSO mapped; -ENOEXEC: the image was rejected) when every call will take
- * the syscall.  Either way the library is ready, with one exception: called
- * from a signal handler that interrupted the library's own initialisation
- * while three other initialisations were also running, it returns the
- * verdict without waiting (the interrupted one cannot finish first), and
- * calls take the syscall until one of them finishes.  It never blocks.
+ * the syscall.
+ * Initialisation: the first call of any function (or vdsokit_init()) finds
+ * the vDSO, parses it, resolves every entry and publishes the result with
+ * one atomic store, without a lock or an allocation.  Nobody waits for it:
+ * a call made meanwhile by another thread, or by a signal handler that
+ * interrupted it, takes the system call, and vdsokit_init() then answers
+ * from a resolution of its own.  A fork child (fork, _Fork, a raw clone)
+ * of a process that was initialising initialises anew at its first call.
  */
 int vdsokit_init(void);
 
@@ -325,8 +329,10 @@ const char *vdsokit_machine_name(unsigned machine, unsigned elf_class);
  */
 struct vdsokit__fastpath {
 	/*
-	 * Bits 0-30: clock ids the entry serves in user space; bit 31: ready.
-	 * 0 until then.  Stored last, with release order, after the pointers.
+	 * Bits 0-30: clock ids the entry serves in user space; bit 31: the
+	 * library is ready.  0 until then: the library's function.  Stored
+	 * with release order after the pointers.  Each field stands alone: 0
+	 * or NULL sends the call to the library.
 	 */
 	uint32_t gettime_clocks;
 	int (*gettime)(clockid_t, struct vdsokit_timespec *);
@@ -340,7 +346,15 @@ struct vdsokit__fastpath {
 	ptrdiff_t rseq_cpu_offset;
 };
 #define VDSOKIT__FAST_READY 0x80000000u
-extern struct vdsokit__fastpath vdsokit__fast;
+/*
+ * The struct's layout is part of the ABI of every program that inlines
+ * the fast path, and such a program takes its own copy of the object at
+ * load (a COPY relocation of its size): the symbol's name carries the
+ * layout's version, so that a library with another layout is refused by
+ * the loader instead of writing past a program's copy.  Any change to the
+ * struct renames it (and tests/abi/ catches one that does not).
+ */
+extern struct vdsokit__fastpath vdsokit__fast_v1;
 /* Before the library is ready, or for a clock the vDSO does not read. */
 int vdsokit__clock_gettime_slow(clockid_t clock, struct vdsokit_timespec *ts);
 /* The syscall alone: the vDSO answered -ENOSYS ("ask the kernel"). */
@@ -375,7 +389,7 @@ vdsokit__clock_inline(const uint32_t *mask, int (*const *entry)(clockid_t, struc
 /* 64-bit time here: the vDSO's time() cannot fail nor wrap. */
 static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
 {
-	int64_t (*fn)(int64_t *) = __atomic_load_n(&vdsokit__fast.time, __ATOMIC_RELAXED);
+	int64_t (*fn)(int64_t *) = __atomic_load_n(&vdsokit__fast_v1.time, __ATOMIC_RELAXED);
 	if (__builtin_expect(fn != NULL, 1)) {
 		fn(t);
 		return 0;
@@ -390,9 +404,9 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsigned *cpu, unsigned *node)
 {
 	if (__builtin_expect(node == NULL && cpu != NULL &&
-				     __atomic_load_n(&vdsokit__fast.rseq_cpu, __ATOMIC_ACQUIRE), 1)) {
+				     __atomic_load_n(&vdsokit__fast_v1.rseq_cpu, __ATOMIC_ACQUIRE), 1)) {
 		int id;
-		__asm__ volatile("movl %%fs:(%1), %0" : "=r"(id) : "r"(vdsokit__fast.rseq_cpu_offset));
+		__asm__ volatile("movl %%fs:(%1), %0" : "=r"(id) : "r"(vdsokit__fast_v1.rseq_cpu_offset));
 		if (__builtin_expect(id >= 0, 1)) {
 			*cpu = (unsigned)id;
 			return 0;
@@ -403,11 +417,11 @@ static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsi
 #define vdsokit_getcpu(cpu, node) vdsokit__getcpu_inline((cpu), (node))
 #endif
 #define vdsokit_clock_gettime(clock, ts)                                              \
-	vdsokit__clock_inline(&vdsokit__fast.gettime_clocks, &vdsokit__fast.gettime,     \
+	vdsokit__clock_inline(&vdsokit__fast_v1.gettime_clocks, &vdsokit__fast_v1.gettime,     \
 			      vdsokit__clock_gettime_syscall, vdsokit__clock_gettime_slow,  \
 			      (clock), (ts))
 #define vdsokit_clock_getres(clock, res)                                             \
-	vdsokit__clock_inline(&vdsokit__fast.getres_clocks, &vdsokit__fast.getres,       \
+	vdsokit__clock_inline(&vdsokit__fast_v1.getres_clocks, &vdsokit__fast_v1.getres,       \
 			      vdsokit__clock_getres_syscall, vdsokit_clock_getres, (clock), (res))
 #define vdsokit_time(t) vdsokit__time_inline(t)
 #endif

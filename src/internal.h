@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The library's process-wide state and the helpers every call file shares.
- * Filled once by vdsokit_state_slow() (src/vdso.c), read-only afterwards.
+ * Published by vdsokit_state_slow() (src/vdso.c), never written afterwards.
  */
 #ifndef VDSOKIT_INTERNAL_H
 #define VDSOKIT_INTERNAL_H
@@ -24,7 +24,7 @@
 #else
 #define LIB_FASTPATH_INLINE 0
 #endif
-/* The types of vdsokit__fast's pointers. */
+/* The types of vdsokit__fast_v1's pointers. */
 typedef int (*vdsokit_fast_clock_fn)(clockid_t, struct vdsokit_timespec *);
 typedef int64_t (*vdsokit_fast_time_fn)(int64_t *);
 
@@ -40,18 +40,21 @@ struct vdsokit_entry {
 	enum vdsokit_sym sym;     /* which table slot it came from             */
 	uint32_t clocks;       /* clock_gettime/getres: ids served in user space */
 	enum vdsokit_reason reason; /* why fn is NULL, or OK / TIME32          */
-	/*
-	 * Set (atomically, once) when a 32-bit-time entry overflowed: time has
-	 * passed 2038 and it can only ever overflow again.  fn stays valid for
-	 * a thread that read the entry before, and for VDSOKIT_VIA_VDSO.
-	 */
-	int overflowed;
 };
+
+/*
+ * Per table slot, set (atomically, once) when its 32-bit-time entry
+ * overflowed: time has passed 2038 and it can only ever overflow again.
+ * Outside the state, which is published once and never written after.
+ * fn stays valid for a thread that read the entry before, and for
+ * VDSOKIT_VIA_VDSO.
+ */
+extern int vdsokit__sym_overflowed[SYM_COUNT];
 
 /* Whether the plain calls use e: it exists and has not overflowed. */
 static inline int entry_in_use(const struct vdsokit_entry *e)
 {
-	return e->fn && !__atomic_load_n(&e->overflowed, __ATOMIC_RELAXED);
+	return e->fn && !__atomic_load_n(&vdsokit__sym_overflowed[e->sym], __ATOMIC_RELAXED);
 }
 
 /* A 32-bit-time entry answered -EOVERFLOW: stop calling it (src/vdso.c). */
@@ -82,9 +85,8 @@ static inline uint32_t entry_clocks(const struct vdsokit_entry *e)
 extern const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT];
 
 /*
- * The state, initialising it on first use.  While every initialisation
- * slot is busy, returns an empty state (every call takes the syscall)
- * instead of waiting: init is lock-free and signal handlers never block.
+ * The state, initialising it on first use: whoever finds it not published
+ * resolves and publishes it (src/vdso.c); nobody waits for anybody.
  */
 const struct vdsokit_state *vdsokit_state_slow(void);
 /* Locate, validate, resolve and choose: the whole first-call work, into *s. */

@@ -12,65 +12,8 @@
 
 const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT] = ARCH_SYMBOLS;
 
-/*
- * Initialisation is lock-free: every caller that finds the library not
- * ready takes a slot of its own, resolves into it, and the first to finish
- * publishes its slot as the state; the others use the published one.  A
- * signal handler that interrupted an initialisation thus initialises (or
- * reads the state) on its own instead of waiting for code that cannot run
- * until it returns.  More callers at once than slots (a burst of threads
- * starting together) take the syscall until the state is published;
- * vdsokit_init() waits for it then, unless its own thread holds a slot.
- */
-#define INIT_SLOTS 4
-static struct vdsokit_state init_slots[INIT_SLOTS];
-/* Who took each slot (atomic; NULL: free): a thread's identity, below. */
-static const void *init_slot_owner[INIT_SLOTS];
-
-/* This thread's identity: its thread pointer, or its id where no register has it. */
-static const void *this_thread(void)
-{
-#if ARCH_HAS_TP_REGISTER
-	return arch_thread_pointer();
-#else
-	return (const void *)sys0(__NR_gettid);
-#endif
-}
-
-/* Claims a free slot for this thread: its index, or -1 when all are taken. */
-static int claim_slot(const void *me)
-{
-	for (int i = 0; i < INIT_SLOTS; i++) {
-		const void *free_slot = NULL;
-		if (__atomic_compare_exchange_n(&init_slot_owner[i], &free_slot, me, 0,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return i;
-	}
-	return -1;
-}
-
-static int this_thread_holds_a_slot(const void *me)
-{
-	for (int i = 0; i < INIT_SLOTS; i++)
-		if (__atomic_load_n(&init_slot_owner[i], __ATOMIC_RELAXED) == me)
-			return 1;
-	return 0;
-}
-const struct vdsokit_state *vdsokit__published; /* atomic: the state, NULL until ready */
 /* What programs inlining vdsokit_clock_gettime read (include/vdsokit.h). */
-VDSO_EXPORT struct vdsokit__fastpath vdsokit__fast;
-
-/* What the library saw while nobody has initialised it yet: no vDSO. */
-static const struct vdsokit_state vdsokit_empty = {
-	.image_reason = VDSOKIT_REASON_NO_VDSO,
-	.gettime = { .reason = VDSOKIT_REASON_NO_VDSO },
-	.getres = { .reason = VDSOKIT_REASON_NO_VDSO },
-	.gettimeofday = { .reason = VDSOKIT_REASON_NO_VDSO },
-	.time = { .reason = VDSOKIT_REASON_NO_VDSO },
-	.getcpu = { .reason = VDSOKIT_REASON_NO_VDSO },
-	.getrandom = { .reason = VDSOKIT_REASON_NO_VDSO },
-	.thread_area = { .reason = VDSOKIT_REASON_NO_VDSO },
-};
+VDSO_EXPORT struct vdsokit__fastpath vdsokit__fast_v1;
 
 static int arch_machine_matches(unsigned machine)
 {
@@ -284,60 +227,97 @@ void vdsokit_resolve(struct vdsokit_state *s)
 	choose_entries(s, &found);
 }
 
-/* Makes s the library's state; s itself, or the state another caller published first. */
-static const struct vdsokit_state *publish(const struct vdsokit_state *s)
+/*
+ * Initialisation.  The first caller claims the one static state, resolves
+ * into it and publishes it (a pointer stored with release order: the one
+ * readiness signal); nobody waits.  A caller that finds the state claimed
+ * by another thread of its process takes the syscall for that call (an
+ * empty state) instead of waiting for it.  The claim names the claiming
+ * process: a fork child (fork, _Fork, syscall(SYS_fork), clone) whose
+ * parent forked while a thread was initialising finds a claim of another
+ * process, which no thread of its own will finish, and takes it over.
+ * The only thing that changes after publication, a 32-bit entry's
+ * overflow, lives outside the state (vdsokit__sym_overflowed).
+ */
+static struct vdsokit_state published_state;
+const struct vdsokit_state *vdsokit__published; /* atomic: the one readiness signal */
+int vdsokit__sym_overflowed[SYM_COUNT];
+static long init_claim;   /* atomic: pid of the process filling published_state, 0: none */
+static int init_started;  /* atomic: vdsokit_use_image() is too late once set */
+
+/* What a call sees while another thread of its process initialises: no vDSO. */
+static const struct vdsokit_state vdsokit_empty = {
+	.image_reason = VDSOKIT_REASON_NO_VDSO,
+	.gettime = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.getres = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.gettimeofday = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.time = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.getcpu = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.getrandom = { .reason = VDSOKIT_REASON_NO_VDSO },
+	.thread_area = { .reason = VDSOKIT_REASON_NO_VDSO },
+};
+
+/*
+ * The copy the inline fast path of programs reads (include/vdsokit.h),
+ * derived from the published state: each field valid on its own (0 or
+ * NULL: take the library's function), the clock masks stored last.
+ */
+static void publish_fast_path(const struct vdsokit_state *s)
 {
-	const struct vdsokit_state *first = NULL;
-	if (!__atomic_compare_exchange_n(&vdsokit__published, &first, s, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return first;
-	/*
-	 * The clock_gettime fast path (here and inlined in programs,
-	 * include/vdsokit.h) reads its own copy, published last: a thread that
-	 * sees its mask sees the state.
-	 */
 	if (s->rseq_covers & RSEQ_COVERS_CPU) {
 		/* cpu_id is the second u32 of struct rseq. */
-		vdsokit__fast.rseq_cpu_offset = s->rseq_offset + 4;
-		__atomic_store_n(&vdsokit__fast.rseq_cpu, 1, __ATOMIC_RELEASE);
+		vdsokit__fast_v1.rseq_cpu_offset = s->rseq_offset + 4;
+		__atomic_store_n(&vdsokit__fast_v1.rseq_cpu, 1, __ATOMIC_RELEASE);
 	}
 	if (LIB_FASTPATH_INLINE) {
-		vdsokit__fast.gettime = (vdsokit_fast_clock_fn)(uintptr_t)s->gettime.fn;
-		vdsokit__fast.getres = (vdsokit_fast_clock_fn)(uintptr_t)s->getres.fn;
-		__atomic_store_n(&vdsokit__fast.time, (vdsokit_fast_time_fn)(uintptr_t)s->time.fn,
+		vdsokit__fast_v1.gettime = (vdsokit_fast_clock_fn)(uintptr_t)s->gettime.fn;
+		vdsokit__fast_v1.getres = (vdsokit_fast_clock_fn)(uintptr_t)s->getres.fn;
+		__atomic_store_n(&vdsokit__fast_v1.time, (vdsokit_fast_time_fn)(uintptr_t)s->time.fn,
 				 __ATOMIC_RELAXED);
-		__atomic_store_n(&vdsokit__fast.getres_clocks,
+		__atomic_store_n(&vdsokit__fast_v1.getres_clocks,
 				 entry_clocks(&s->getres) | VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
 	}
-	__atomic_store_n(&vdsokit__fast.gettime_clocks, entry_clocks(&s->gettime) | VDSOKIT__FAST_READY,
-			 __ATOMIC_RELEASE);
-	return s;
+	__atomic_store_n(&vdsokit__fast_v1.gettime_clocks,
+			 entry_clocks(&s->gettime) | VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+}
+
+/* Claims the static state for this process: 1, or 0 when a thread of this process has it. */
+static int claim_init(void)
+{
+	long me = sys0(__NR_getpid), seen = 0;
+	while (!__atomic_compare_exchange_n(&init_claim, &seen, me, 0, __ATOMIC_ACQUIRE,
+					    __ATOMIC_RELAXED))
+		if (seen == me)
+			return 0;
+	/* Free, or an ancestor's: ours now (seen is the value replaced). */
+	return 1;
 }
 
 const struct vdsokit_state *vdsokit_state_slow(void)
 {
-	int slot = claim_slot(this_thread());
-	if (slot < 0) {
+	__atomic_store_n(&init_started, 1, __ATOMIC_RELAXED);
+	if (!claim_init()) {
 		const struct vdsokit_state *s = __atomic_load_n(&vdsokit__published, __ATOMIC_ACQUIRE);
 		return s ? s : &vdsokit_empty;
 	}
-	vdsokit_resolve(&init_slots[slot]);
-	return publish(&init_slots[slot]);
+	const struct vdsokit_state *s = __atomic_load_n(&vdsokit__published, __ATOMIC_ACQUIRE);
+	if (s)
+		return s; /* published while we claimed */
+	vdsokit_resolve(&published_state);
+	__atomic_store_n(&vdsokit__published, &published_state, __ATOMIC_RELEASE);
+	publish_fast_path(&published_state);
+	return &published_state;
 }
 
 void vdsokit__entry_overflowed(const struct vdsokit_entry *e)
 {
-	/*
-	 * Only entries of a published state get here (the empty state's have
-	 * no fn), and the slots are writable: the const is the callers' view.
-	 */
-	struct vdsokit_entry *mine = (struct vdsokit_entry *)(uintptr_t)e;
-	__atomic_store_n(&mine->overflowed, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&vdsokit__sym_overflowed[e->sym], 1, __ATOMIC_RELAXED);
 	/* Still ready, but no clock is read through that entry any more. */
-	if (mine == &vdsokit_state()->gettime)
-		__atomic_store_n(&vdsokit__fast.gettime_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
-	if (mine == &vdsokit_state()->getres)
-		__atomic_store_n(&vdsokit__fast.getres_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+	const struct vdsokit_state *s = vdsokit_state();
+	if (e == &s->gettime)
+		__atomic_store_n(&vdsokit__fast_v1.gettime_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+	if (e == &s->getres)
+		__atomic_store_n(&vdsokit__fast_v1.getres_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
 }
 
 /* The verdict vdsokit_init() returns for a state. */
@@ -354,28 +334,19 @@ VDSO_EXPORT int vdsokit_init(void)
 	if (s != &vdsokit_empty)
 		return init_verdict(s);
 	/*
-	 * Every slot is held by an initialisation still running.  Those of
-	 * other threads finish: wait for the first.  One this thread holds
-	 * belongs to a frame this signal handler interrupted, which cannot go
-	 * on until the handler returns: then the same work on the stack gives
-	 * the verdict, and the calls take the syscall until a slot publishes.
+	 * Another thread of this process (or the frame this signal handler
+	 * interrupted) is publishing: the same work on the stack gives the
+	 * verdict now, without waiting for it.
 	 */
-	const void *me = this_thread();
-	while ((s = __atomic_load_n(&vdsokit__published, __ATOMIC_ACQUIRE)) == NULL) {
-		if (this_thread_holds_a_slot(me)) {
-			struct vdsokit_state mine;
-			vdsokit_resolve(&mine);
-			return init_verdict(&mine);
-		}
-		sys0(__NR_sched_yield);
-	}
-	return init_verdict(s);
+	struct vdsokit_state mine;
+	vdsokit_resolve(&mine);
+	return init_verdict(&mine);
 }
 
 VDSO_EXPORT int vdsokit_use_image(const void *base, size_t size)
 {
-	if (__atomic_load_n(&init_slot_owner[0], __ATOMIC_ACQUIRE) != NULL)
-		return -EBUSY; /* the first caller always claims slot 0 */
+	if (__atomic_load_n(&init_started, __ATOMIC_RELAXED))
+		return -EBUSY;
 	override_base = base;
 	override_size = size;
 	override_set = 1;

@@ -44,7 +44,7 @@ struct result {
 	int init;
 };
 
-static pthread_barrier_t start_line;
+static pthread_barrier_t start_line, all_called;
 static struct result results[THREADS];
 
 static void make_call(enum call c, struct result *r)
@@ -76,7 +76,11 @@ static void *racer(void *arg)
 	pthread_barrier_wait(&start_line);
 	for (int i = 0; i < C_COUNT; i++)
 		make_call((enum call)((first + i) % C_COUNT), r);
-	/* After the race: wait for the one initialisation, then record what it chose. */
+	/*
+	 * After the race (every first call has returned, the initialising
+	 * one's too: vdsokit_init() waits for nobody), record what it chose.
+	 */
+	pthread_barrier_wait(&all_called);
 	r->init = vdsokit_init();
 	r->image = vdsokit_process_image();
 	for (int f = 0; f < VDSOKIT_FN_COUNT; f++) {
@@ -110,6 +114,7 @@ static int round_checks(int round)
 
 	memset(results, 0, sizeof(results));
 	pthread_barrier_init(&start_line, NULL, THREADS);
+	pthread_barrier_init(&all_called, NULL, THREADS);
 	/* The sandwich: raw syscalls, which do not initialise the library. */
 	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &before);
 	vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, CLOCK_MONOTONIC, &res);
