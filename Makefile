@@ -41,7 +41,7 @@ LIB_A    := $(BUILD)/libvdsokit.a
 LIB_SO   := $(BUILD)/lib/libvdsokit.so.$(SOVERSION)
 LIB_HDRS := include/vdsokit.h $(wildcard src/*.h src/arch/*.h)
 
-.PHONY: all lib run check bench install clean
+.PHONY: all lib run check bench install clean abi-baseline
 all: lib
 
 lib: $(LIB_A) $(LIB_SO)
@@ -95,6 +95,12 @@ install: all
 		install -d $(DESTDIR)$(BINDIR) && install -m 755 $(BUILD)/vdsokit $(DESTDIR)$(BINDIR)/; fi
 	@for m in man/*.1 man/*.3; do [ -f "$$m" ] || continue; \
 		s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s && install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+
+# The ABI baseline tests/abi.t compares the shared library with (x86_64):
+# regenerate it only with an intended ABI change, in the same commit.
+abi-baseline: $(LIB_SO)
+	abidw --no-corpus-path --no-comp-dir-path --no-show-locs --headers-dir include \
+	      --drop-private-types --out-file tests/abi/libvdsokit.so.0.abi $(LIB_SO)
 
 clean:
 	rm -rf build
