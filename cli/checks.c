@@ -116,11 +116,6 @@ int64_t timespec_ns(const struct vdsokit_timespec *ts)
 	return ts->tv_sec * 1000000000 + ts->tv_nsec;
 }
 
-bool syscall_refused(int result)
-{
-	return result == -EPERM || result == -EACCES || result == -ENOSYS;
-}
-
 void check_skip_refused(struct check_result *r, const char *syscall, int result)
 {
 	check_set(r, CHECK_SKIP, "the %s syscall, the reference, fails here: %s (refused, e.g. by "

@@ -112,13 +112,10 @@ int64_t timespec_ns(const struct vdsokit_timespec *ts);
 int use_image_file(const char *cmd, const char *path);
 
 /*
- * Whether a reference syscall's result is a refusal rather than an answer:
- * EPERM, EACCES or ENOSYS, which a valid call of the syscalls verify
- * compares with never returns, but a seccomp filter or a sandbox does.
- * Nothing can be checked against a refused reference: the check is a
- * skip that says so (check_skip_refused), never a failure of the vDSO.
+ * Nothing can be checked against a refused reference syscall
+ * (syscall_refused): the check is a skip that says so, never a failure
+ * of the vDSO.
  */
-bool syscall_refused(int result);
 /* Marks r skipped: "the NAME syscall, the reference, fails here: EPERM (…)". */
 void check_skip_refused(struct check_result *r, const char *syscall, int result);
 /* 0 when the clock_gettime syscall reads CLOCK_REALTIME here, else its negative errno. */
