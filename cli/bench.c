@@ -89,7 +89,8 @@ struct bench_run {
 static double speedup(const struct bench_row *row)
 {
 	const struct bench_result *lib = &row->r[BENCH_LIBRARY], *sys = &row->r[BENCH_SYSCALL];
-	if (!lib->available || !sys->available || !(lib->median_ns > 0))
+	if (!lib->available || !sys->available || lib->refused || sys->refused ||
+	    !(lib->median_ns > 0))
 		return NAN;
 	return sys->median_ns / lib->median_ns;
 }
@@ -98,6 +99,9 @@ static const char *route_label(const struct bench_row *row)
 {
 	if (!row->route_known)
 		return "?";
+	/* The library's call fails here: whatever its route, nothing runs on it. */
+	if (row->r[BENCH_LIBRARY].refused)
+		return "failed";
 	return vdsokit_route_name(row->route.route);
 }
 
@@ -343,7 +347,7 @@ static int measure(struct bench_run *run, const struct bench_options *o)
 		run->latency = true;
 		for (unsigned i = 0; i < run->row_count; i++)
 			for (unsigned p = 0; p < BENCH_PATH_COUNT; p++)
-				if (run->rows[i].r[p].available)
+				if (run->rows[i].r[p].available && !run->rows[i].r[p].refused)
 					latency_measure(&run->rows[i].c, p, LATENCY_SAMPLES,
 							&run->rows[i].latency[p]);
 	}
@@ -360,8 +364,8 @@ static void print_header(FILE *out, const struct bench_run *run)
 	char floor[32];
 	fprintf(out, "vdsokit bench: Linux %s %s, clocksource %s%s%s\n",
 		run->host.kernel_release, run->host.machine,
-		run->host.clocksource[0] ? run->host.clocksource : "unknown",
-		run->host.cpu_model[0] ? ", " : "", run->host.cpu_model);
+		fact_text(&run->host.clocksource),
+		run->host.cpu_model.known ? ", " : "", run->host.cpu_model.text);
 	if (run->init_result)
 		fprintf(out, "no usable vDSO (%s): the library takes the syscall everywhere\n",
 			strerror(-run->init_result));
@@ -449,6 +453,7 @@ static void print_text(FILE *out, const struct bench_run *run, bool detail)
 	};
 	struct table t;
 	char buf[32];
+	int refused = 0;
 
 	print_header(out, run);
 	table_init(&t, 7, headers, align);
@@ -457,14 +462,23 @@ static void print_text(FILE *out, const struct bench_run *run, bool detail)
 		table_row(&t);
 		table_cell(&t, row->c.label);
 		table_cell(&t, route_label(row));
-		for (unsigned p = 0; p < BENCH_PATH_COUNT; p++)
-			table_cell(&t, row->r[p].available ?
-				   fmt_duration_ns(buf, sizeof(buf), row->r[p].median_ns) : "absent");
+		for (unsigned p = 0; p < BENCH_PATH_COUNT; p++) {
+			const struct bench_result *r = &row->r[p];
+			if (r->refused)
+				refused = r->refused;
+			table_cell(&t, !r->available ? "absent" : r->refused ?
+				   errno_name(-r->refused) :
+				   fmt_duration_ns(buf, sizeof(buf), r->median_ns));
+		}
 		table_cell(&t, fmt_ratio(buf, sizeof(buf), speedup(row)));
 	}
 	fprintf(out, "ns per call, median of batch means; speedup = syscall / libvdsokit\n");
 	table_print(&t, out, NULL);
 	table_free(&t);
+	if (refused)
+		fprintf(out, "%s (or another error in its place): every call of that path failed "
+			"with it here, refused (e.g. by a seccomp filter): not timed, no speedup\n",
+			errno_name(-refused));
 	fprintf(out, "%s: %s\n", bench_path_title(BENCH_VDSO), vdso_column_note());
 
 	if (run->check_count) {
@@ -518,13 +532,24 @@ static void json_stats(struct json_writer *w, const struct bench_result *r,
 	json_kv_bool(w, "available", r->available);
 	if (r->available) {
 		json_kv_int(w, "result", r->first_result);
+		/* Refused: the error, and null for every figure (none was measured). */
+		json_kv_string(w, "error", r->refused ? errno_name(-r->refused) : NULL);
 		json_kv_double(w, "median_ns", r->median_ns);
 		json_kv_double(w, "min_ns", r->min_ns);
 		json_kv_double(w, "p90_ns", r->p90_ns);
 		json_kv_double(w, "mean_ns", r->mean_ns);
-		json_kv_uint(w, "calls", r->calls);
-		json_kv_uint(w, "batches", r->batches);
-		json_kv_uint(w, "calls_per_batch", r->calls_per_batch);
+		if (r->refused) {
+			json_key(w, "calls");
+			json_null(w);
+			json_key(w, "batches");
+			json_null(w);
+			json_key(w, "calls_per_batch");
+			json_null(w);
+		} else {
+			json_kv_uint(w, "calls", r->calls);
+			json_kv_uint(w, "batches", r->batches);
+			json_kv_uint(w, "calls_per_batch", r->calls_per_batch);
+		}
 	}
 	if (latency && latency->available) {
 		json_key(w, "latency");
@@ -584,7 +609,14 @@ static void print_json(FILE *out, const struct bench_run *run)
 			json_kv_int(&w, "length", row->c.arg);
 		if (row->route_known) {
 			json_kv_string(&w, "route", vdsokit_route_name(row->route.route));
-			json_kv_string(&w, "reason", vdsokit_reason_text(row->route.reason));
+			/* Not "fast path" for a call that fails. */
+			if (row->r[BENCH_LIBRARY].refused) {
+				json_key(&w, "reason");
+				json_stringf(&w, "the call fails here: %s",
+					     errno_name(-row->r[BENCH_LIBRARY].refused));
+			} else {
+				json_kv_string(&w, "reason", vdsokit_reason_text(row->route.reason));
+			}
 			json_kv_string(&w, "symbol", row->route.symbol);
 			json_kv_string(&w, "version", row->route.version);
 			json_kv_string(&w, "syscall", row->route.syscall);
@@ -667,7 +699,7 @@ static int write_svg(const char *path, const struct bench_run *run)
 	snprintf(subtitle, sizeof(subtitle),
 		 "Linux %s %s, clocksource %s; median of batch means; floor %.2f ns",
 		 run->host.kernel_release, run->host.machine,
-		 run->host.clocksource[0] ? run->host.clocksource : "unknown",
+		 fact_text(&run->host.clocksource),
 		 run->floor.median_ns);
 	struct bar_chart chart = {
 		.title = "vdsokit bench: ns per call by path",

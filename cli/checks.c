@@ -116,6 +116,18 @@ int64_t timespec_ns(const struct vdsokit_timespec *ts)
 	return ts->tv_sec * 1000000000 + ts->tv_nsec;
 }
 
+void check_skip_refused(struct check_result *r, const char *syscall, int result)
+{
+	check_set(r, CHECK_SKIP, "the %s syscall, the reference, fails here: %s (refused, e.g. by "
+		  "a seccomp filter): nothing to compare with", syscall, errno_name(-result));
+}
+
+int reference_clock_error(void)
+{
+	struct vdsokit_timespec ts;
+	return vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &ts);
+}
+
 unsigned allowed_cpus(int *cpus, unsigned max)
 {
 	cpu_set_t set;

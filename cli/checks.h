@@ -111,6 +111,16 @@ int64_t timespec_ns(const struct vdsokit_timespec *ts);
  */
 int use_image_file(const char *cmd, const char *path);
 
+/*
+ * Nothing can be checked against a refused reference syscall
+ * (syscall_refused): the check is a skip that says so, never a failure
+ * of the vDSO.
+ */
+/* Marks r skipped: "the NAME syscall, the reference, fails here: EPERM (…)". */
+void check_skip_refused(struct check_result *r, const char *syscall, int result);
+/* 0 when the clock_gettime syscall reads CLOCK_REALTIME here, else its negative errno. */
+int reference_clock_error(void);
+
 /* CPUs this thread may run on (sched_getaffinity), at most max; 0 if unknown. */
 unsigned allowed_cpus(int *cpus, unsigned max);
 

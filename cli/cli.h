@@ -312,6 +312,13 @@ const char *fmt_ratio(char *buf, size_t size, double ratio);
 
 /* "EINVAL", "EFAULT" …; "E<n>" for the rare ones. */
 const char *errno_name(int error);
+/*
+ * Whether a call's result is a refusal rather than an answer: -EPERM,
+ * -EACCES or -ENOSYS, which no valid call of the vDSO's functions or
+ * their syscalls returns, but a seccomp filter or a sandbox does.  Such a
+ * result is reported as the error it is, never timed or compared.
+ */
+bool syscall_refused(long result);
 
 /* Names of clock ids 0..11 ("REALTIME" …), "INVALID(n)" otherwise. */
 const char *clock_id_name(char *buf, size_t size, long clock);
@@ -326,19 +333,66 @@ const char *cli_func_name(enum vdsokit_func fn);
 /* Also accepts "tp" for the thread pointer; false if unknown. */
 bool cli_func_parse(const char *text, enum vdsokit_func *fn);
 
-/* Host facts shared by report, info, bench and doctor. */
+/*
+ * One fact about the host, read from /proc or /sys: either known, with its
+ * value, or unknown with the reason (the file and the errno that kept it
+ * from being read; error 0: the file was read but does not say).  No
+ * command invents a default for an unknown fact: text says
+ * fact_text()'s "unknown (PATH: reason)", JSON says null.
+ */
+struct host_fact {
+	bool known;
+	long long value;           /* a numeric fact                         */
+	char text[256];            /* a text fact (numeric: the number)      */
+	char source[80];           /* the file it comes from                 */
+	int error;                 /* unknown: the errno of the read, or 0   */
+};
+/* The value, or "unknown (/proc/self/status: No such file or directory)". */
+const char *fact_text(const struct host_fact *f);
+/* Why f is unknown: "/proc/self/status: No such file or directory". */
+const char *fact_reason(const struct host_fact *f);
+/* "key": the text or number, null when unknown. */
+void json_kv_fact(struct json_writer *w, const char *key, const struct host_fact *f);
+void json_kv_fact_int(struct json_writer *w, const char *key, const struct host_fact *f);
+
+/* One line of /proc/self/maps that names a vDSO-related mapping. */
+struct vdso_mapping {
+	uintptr_t start, end;
+	char perms[8];
+	char name[32];             /* "[vdso]", "[vvar]", "[vvar_vclock]"… */
+};
+
+#define HOST_MAX_MAPPINGS 16
+
+/*
+ * The one place that reads what the commands report about the host
+ * (report, info, bench, verify, doctor): each fact measured or unknown
+ * with its reason.  doctor_env.c draws doctor's inferences (emulators,
+ * tools, hypervisor) on top.
+ */
 struct host_facts {
 	char kernel_release[65];   /* struct utsname fields: 65 on Linux    */
 	char kernel_version[65];
 	char machine[65];          /* uname -m                              */
-	char clocksource[64];      /* current clocksource, "" if unknown    */
-	char available_clocksources[256];
-	char cpu_model[128];       /* /proc/cpuinfo, "" if unknown          */
+	struct host_fact clocksource;            /* current one (sysfs)     */
+	struct host_fact available_clocksources;
+	struct host_fact cpu_model;              /* /proc/cpuinfo           */
 	unsigned long auxv_sysinfo_ehdr; /* AT_SYSINFO_EHDR, 0 if none      */
+	/* /proc/self/maps: known, value = the count of vDSO-related lines. */
+	struct host_fact maps;
+	struct vdso_mapping mappings[HOST_MAX_MAPPINGS];
+	unsigned mapping_count;
+	/* /proc/self/status */
+	struct host_fact process_name, seccomp_mode, seccomp_filters;
+	/* Time namespace: ours and init's, and the offsets (whole seconds). */
+	struct host_fact time_ns, init_time_ns;
+	struct host_fact monotonic_offset_s, boottime_offset_s;
 };
 void host_facts_read(struct host_facts *h);
 /* "host": {...} for a JSON document (init_result: what vdsokit_init() said). */
 void json_host(struct json_writer *w, const struct host_facts *h, int init_result);
+/* The facts that could not be read, one line each ("  name: reason"); false if none. */
+bool host_print_unknowns(FILE *out, const struct host_facts *h, const char *indent);
 
 /*
  * This process's time-namespace offsets against the initial namespace
@@ -351,12 +405,6 @@ struct timens_offsets {
 };
 bool timens_offsets_read(struct timens_offsets *o);
 
-/* One line of /proc/self/maps that names a vDSO-related mapping. */
-struct vdso_mapping {
-	uintptr_t start, end;
-	char perms[8];
-	char name[32];             /* "[vdso]", "[vvar]", "[vvar_vclock]"… */
-};
 /* Fills up to max entries; returns how many (0 if maps is unreadable). */
 unsigned vdso_mappings_read(struct vdso_mapping *maps, unsigned max);
 
@@ -397,6 +445,8 @@ struct bench_case {
 struct bench_result {
 	bool available;            /* false: path absent (no vDSO symbol …)   */
 	long first_result;         /* what one call returned: 0, -EINVAL, a cpu … */
+	int refused;               /* -EPERM…: the call is refused here (syscall_refused);
+				      not timed, the figures stay NaN     */
 	double median_ns, min_ns, p90_ns, mean_ns; /* of batch means, ns/call */
 	uint64_t calls;            /* timed calls, all batches               */
 	unsigned batches;
@@ -438,6 +488,8 @@ typedef void bench_loop(long arg, uint64_t n);
  * case whose func is VDSOKIT_FN_COUNT is the floor (the empty indirect call).
  */
 bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path);
+/* One call of a case through a path: what it returns (-ENOSYS: path absent). */
+long bench_call_once(const struct bench_case *c, enum bench_path path);
 /* Pins the calling thread to cpu: 0 or a negative errno. */
 int bench_pin_to_cpu(int cpu);
 /* CLOCK_MONOTONIC in ns, through the libc. */

@@ -110,8 +110,8 @@ struct vdso_facts {
 static void check_vdso(struct report *r, const struct host_facts *host,
 		       const struct doctor_env *env, int init_result, struct vdso_facts *v)
 {
-	struct vdso_mapping maps[8];
-	unsigned n = vdso_mappings_read(maps, 8);
+	const struct vdso_mapping *maps = host->mappings;
+	unsigned n = host->mapping_count;
 	memset(v, 0, sizeof(*v));
 	v->mapped = host->auxv_sysinfo_ehdr != 0;
 	v->usable = init_result == 0;
@@ -122,10 +122,18 @@ static void check_vdso(struct report *r, const struct host_facts *host,
 
 	if (v->mapped && v->usable) {
 		const struct vdsokit_image *img = vdsokit_process_image();
+		char size[64];
+		/* The size comes from the maps only: unknown when they cannot be read. */
+		if (v->size)
+			snprintf(size, sizeof(size), "%zu KiB", v->size / 1024);
+		else
+			snprintf(size, sizeof(size), "size unknown");
 		struct finding *f = finding_add(r, "vdso", SEVERITY_OK,
-			"vDSO mapped at %#lx (%zu KiB), %u dynamic symbols", v->address,
-			v->size / 1024, img ? img->symbol_count : 0);
+			"vDSO mapped at %#lx (%s), %u dynamic symbols", v->address, size,
+			img ? img->symbol_count : 0);
 		evidence(f, "getauxval(AT_SYSINFO_EHDR) = %#lx", v->address);
+		if (!host->maps.known)
+			evidence(f, "mapping size unknown: %s", fact_reason(&host->maps));
 		for (unsigned i = 0; i < n; i++)
 			evidence(f, "/proc/self/maps: %#lx-%#lx %s %s", (unsigned long)maps[i].start,
 				 (unsigned long)maps[i].end, maps[i].perms, maps[i].name);
@@ -211,8 +219,8 @@ static void check_tools(struct report *r, const struct doctor_env *env, const st
 		for (unsigned i = 0; i < 2; i++)
 			if (env->valgrind_evidence[i][0])
 				evidence(f, "%s", env->valgrind_evidence[i]);
-		if (env->comm[0])
-			evidence(f, "process name %s (/proc/self/status)", env->comm);
+		if (h->process_name.known)
+			evidence(f, "process name %s (/proc/self/status)", h->process_name.text);
 		action(f, "figures and paths under valgrind say nothing about the real machine: "
 		       "measure without it");
 	}
@@ -568,6 +576,51 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 		      "the reason given with each call", "see the reason given for each");
 }
 
+/*
+ * Calls the library makes that fail here: a seccomp filter or sandbox that
+ * refuses a syscall the call needs (the fallback, the CPU-time clocks, or
+ * the one the vDSO's getrandom makes to set up its state).  What a call
+ * returns is the witness, whatever its route says.
+ */
+static void check_failing_calls(struct report *r, const struct host_facts *h)
+{
+	static const long clocks[] = {
+		CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
+		CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME, CLOCK_TAI, CLOCK_PROCESS_CPUTIME_ID,
+		CLOCK_THREAD_CPUTIME_ID,
+	};
+	char failing[512] = "", label[64];
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		bool clocked = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
+		unsigned n = clocked ? sizeof(clocks) / sizeof(clocks[0]) : 1;
+		for (unsigned i = 0; i < n; i++) {
+			struct bench_case c;
+			bench_case_init(&c, (enum vdsokit_func)fn, clocked ? clocks[i] : 16);
+			long result = bench_call_once(&c, BENCH_LIBRARY);
+			if (!syscall_refused(result))
+				continue;
+			path_label((enum vdsokit_func)fn, clocked ? clocks[i] : 0, label, sizeof(label));
+			append(failing, sizeof(failing), "%s%s (%s)", failing[0] ? ", " : "", label,
+			       errno_name((int)-result));
+		}
+	}
+	if (!failing[0])
+		return;
+	struct finding *f = finding_add(r, "calls-fail", SEVERITY_SLOW, "calls that fail here: %s",
+					failing);
+	evidence(f, "one call of each through libvdsokit returned these errors");
+	if (h->seccomp_mode.known)
+		evidence(f, "%s: Seccomp: %lld%s, Seccomp_filters: %s", h->seccomp_mode.source,
+			 h->seccomp_mode.value, h->seccomp_mode.value == 2 ? " (filter)" :
+			 h->seccomp_mode.value == 1 ? " (strict)" : "", fact_text(&h->seccomp_filters));
+	else
+		evidence(f, "seccomp mode unknown: %s", fact_reason(&h->seccomp_mode));
+	action(f, "%s refuses the syscalls these calls need: allow them in its policy (the "
+	       "vDSO's getrandom needs the getrandom syscall to set up its state)",
+	       h->seccomp_mode.known && h->seccomp_mode.value == 2 ? "the seccomp filter" :
+	       "a seccomp filter or sandbox");
+}
+
 /* CPU-time clocks: the kernel keeps the counters, so every architecture goes there. */
 static void check_cputime(struct report *r)
 {
@@ -646,10 +699,10 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 	/* Where the library itself sends MONOTONIC to the kernel, no clocksource is read. */
 	bool arch_reads_none = v->mapped && v->usable && monotonic_in_kernel();
 	cs->capable = arch_reads_none ? 0 :
-		      h->clocksource[0] ? clocksource_vdso_capable(h->clocksource) : -1;
+		      h->clocksource.known ? clocksource_vdso_capable(h->clocksource.text) : -1;
 	if (v->mapped && v->usable)
 		measure_monotonic(cs);
-	const char *name = h->clocksource[0] ? h->clocksource : "unknown";
+	const char *name = fact_text(&h->clocksource);
 	const char *foreign = env->qemu_user ? " (the host kernel's: this program is emulated)" : "";
 
 	if (cs->measured)
@@ -678,9 +731,14 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 		f = finding_add(r, "clocksource-fallback", SEVERITY_SLOW,
 				"clock_gettime through the vDSO is no cheaper than the syscall with "
 				"clocksource %s (measured)", name);
-	} else if (v->mapped && v->usable) {
+	} else if (v->mapped && v->usable && h->clocksource.known) {
 		f = finding_add(r, "clocksource", SEVERITY_OK,
 				"clocksource %s is read in user space by the vDSO", name);
+	} else if (v->mapped && v->usable && cs->measured) {
+		/* The measurement speaks; the name is not known, so it is not named. */
+		f = finding_add(r, "clocksource", SEVERITY_OK,
+				"clock_gettime(MONOTONIC) runs in user space (measured); the "
+				"clocksource is %s", name);
 	} else {
 		f = finding_add(r, "clocksource", SEVERITY_INFO, "clocksource %s%s", name, foreign);
 	}
@@ -710,8 +768,7 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 	}
 	evidence(f, "current clocksource: %s (/sys/devices/system/clocksource/clocksource0/"
 		 "current_clocksource)%s", name, foreign);
-	evidence(f, "available: %s", h->available_clocksources[0] ? h->available_clocksources :
-		 "unknown");
+	evidence(f, "available: %s", fact_text(&h->available_clocksources));
 	if (arch_reads_none)
 		evidence(f, "vdsokit_path_of(clock_gettime(MONOTONIC)): route syscall, %s: the "
 			 "library's table of what the vDSO of %s reads, whatever the clocksource",
@@ -733,7 +790,7 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 	/* The way out: another clocksource the kernel offers that the vDSO can read. */
 	char better[128] = "";
 	char list[256];
-	snprintf(list, sizeof(list), "%s", h->available_clocksources);
+	snprintf(list, sizeof(list), "%s", h->available_clocksources.text);
 	for (char *save = NULL, *tok = strtok_r(list, " ", &save); tok;
 	     tok = strtok_r(NULL, " ", &save))
 		if (clocksource_vdso_capable(tok) == 1 && strcmp(tok, name) != 0 && !better[0])
@@ -773,13 +830,15 @@ static void check_environment(struct report *r, const struct host_facts *h,
 			      const struct doctor_env *env)
 {
 	struct finding *f;
-	if (env->seccomp_mode == 2) {
+	(void)env;
+	if (h->seccomp_mode.known && h->seccomp_mode.value == 2) {
 		f = finding_add(r, "seccomp", SEVERITY_INFO,
 				"seccomp filters are active: every syscall fallback runs them too");
-		evidence(f, "/proc/self/status: Seccomp: 2, Seccomp_filters: %d", env->seccomp_filters);
+		evidence(f, "/proc/self/status: Seccomp: 2, Seccomp_filters: %s",
+			 fact_text(&h->seccomp_filters));
 		action(f, "vDSO calls never enter the kernel and are not filtered; syscall paths "
 		       "(CPU-time clocks, missing symbols) pay for the filters and may be denied");
-	} else if (env->seccomp_mode == 1) {
+	} else if (h->seccomp_mode.known && h->seccomp_mode.value == 1) {
 		f = finding_add(r, "seccomp", SEVERITY_WARNING,
 				"seccomp strict mode: any syscall but read, write, exit and sigreturn "
 				"kills the process");
@@ -787,17 +846,20 @@ static void check_environment(struct report *r, const struct host_facts *h,
 		action(f, "only vDSO paths are safe here; the syscall fallbacks are fatal");
 	}
 
-	bool other_ns = env->time_ns[0] && env->init_time_ns[0] &&
-			strcmp(env->time_ns, env->init_time_ns) != 0;
-	bool offsets = env->monotonic_offset_s || env->boottime_offset_s;
+	bool other_ns = h->time_ns.known && h->init_time_ns.known &&
+			strcmp(h->time_ns.text, h->init_time_ns.text) != 0;
+	bool offsets = h->monotonic_offset_s.known &&
+		       (h->monotonic_offset_s.value || h->boottime_offset_s.value);
 	if (other_ns || offsets) {
 		f = finding_add(r, "time-namespace", SEVERITY_INFO,
 				"running in a time namespace%s", offsets ? " with clock offsets" : "");
-		if (env->init_time_ns[0])
-			evidence(f, "/proc/self/ns/time %s, /proc/1/ns/time %s", env->time_ns,
-				 env->init_time_ns);
-		evidence(f, "/proc/self/timens_offsets: monotonic %+lld s, boottime %+lld s",
-			 env->monotonic_offset_s, env->boottime_offset_s);
+		evidence(f, "/proc/self/ns/time %s, /proc/1/ns/time %s", fact_text(&h->time_ns),
+			 fact_text(&h->init_time_ns));
+		if (h->monotonic_offset_s.known)
+			evidence(f, "/proc/self/timens_offsets: monotonic %+lld s, boottime %+lld s",
+				 h->monotonic_offset_s.value, h->boottime_offset_s.value);
+		else
+			evidence(f, "offsets unknown: %s", fact_reason(&h->monotonic_offset_s));
 		action(f, "none: the vDSO applies the offsets from the namespace's data page "
 		       "(`vdsokit verify` checks the results against the syscall)");
 	}
@@ -815,10 +877,11 @@ static void check_environment(struct report *r, const struct host_facts *h,
 	if (env->hypervisor[0] && !env->qemu_user) {
 		f = finding_add(r, "virtual-machine", SEVERITY_INFO,
 				"running in a virtual machine: %s", env->hypervisor);
-		evidence(f, "clocksource %s; available: %s", h->clocksource[0] ? h->clocksource : "?",
-			 h->available_clocksources[0] ? h->available_clocksources : "?");
-		if (h->clocksource[0] && clocksource_vdso_capable(h->clocksource) == 1)
-			action(f, "none: %s is read in user space inside this VM too", h->clocksource);
+		evidence(f, "clocksource %s; available: %s", fact_text(&h->clocksource),
+			 fact_text(&h->available_clocksources));
+		if (h->clocksource.known && clocksource_vdso_capable(h->clocksource.text) == 1)
+			action(f, "none: %s is read in user space inside this VM too",
+			       h->clocksource.text);
 		else if (strcmp(env->build_family, "x86") == 0)
 			action(f, "in a VM the vDSO is fast only with a paravirtual or stable TSC "
 			       "clocksource (kvm-clock, tsc, hyperv_clocksource_tsc_page)");
@@ -831,6 +894,32 @@ static void check_environment(struct report *r, const struct host_facts *h,
 /* Output                                                                  */
 /* ---------------------------------------------------------------------- */
 
+/* What could not be read, as a finding of its own: no silence about a masked /proc. */
+static bool check_unreadable(struct report *r, const struct host_facts *h)
+{
+	const struct host_fact *facts[] = {
+		&h->clocksource, &h->maps, &h->seccomp_mode, &h->time_ns, &h->monotonic_offset_s,
+	};
+	static const char *const names[] = {
+		"clocksource", "vDSO mappings", "seccomp mode", "time namespace",
+		"time namespace offsets",
+	};
+	struct finding *f = NULL;
+	for (unsigned i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
+		if (facts[i]->known)
+			continue;
+		if (!f)
+			f = finding_add(r, "unreadable", SEVERITY_WARNING,
+					"facts about this process could not be read: their checks "
+					"were not made");
+		evidence(f, "%s unknown: %s", names[i], fact_reason(facts[i]));
+	}
+	if (f)
+		action(f, "run where /proc and /sys are mounted (a container that masks them hides "
+		       "the seccomp, namespace and clocksource findings)");
+	return f != NULL;
+}
+
 static unsigned slow_count(const struct report *r)
 {
 	unsigned n = 0;
@@ -839,10 +928,10 @@ static unsigned slow_count(const struct report *r)
 	return n;
 }
 
-static void print_text(const struct report *r, const struct host_facts *h)
+static void print_text(const struct report *r, const struct host_facts *h, bool unreadable)
 {
 	printf("vdsokit doctor: Linux %s %s, library %s, clocksource %s\n\n", h->kernel_release,
-	       h->machine, vdsokit_arch_name(), h->clocksource[0] ? h->clocksource : "unknown");
+	       h->machine, vdsokit_arch_name(), fact_text(&h->clocksource));
 	for (unsigned i = 0; i < r->count; i++) {
 		const struct finding *f = &r->findings[i];
 		static const char *const tags[] = { "ok  ", "info", "warn", "SLOW" };
@@ -859,7 +948,11 @@ static void print_text(const struct report *r, const struct host_facts *h)
 			printf("        action:   %s\n", f->action);
 	}
 	unsigned slow = slow_count(r);
-	if (slow == 0) {
+	if (slow == 0 && unreadable) {
+		printf("\nVerdict: no call found off its fast path, but what could not be read "
+		       "was not checked:\n");
+		host_print_unknowns(stdout, h, "  ");
+	} else if (slow == 0) {
 		printf("\nVerdict: every call is on its fast path.\n");
 	} else {
 		printf("\nVerdict: not on the fast path (");
@@ -898,7 +991,7 @@ static void json_path_list(struct json_writer *w)
 
 static void print_json(const struct report *r, const struct host_facts *h,
 		       const struct doctor_env *env, const struct vdso_facts *v,
-		       const struct clocksource_facts *cs, int init_result)
+		       const struct clocksource_facts *cs, int init_result, bool unreadable)
 {
 	struct json_writer w;
 	json_document_begin(&w, stdout, "doctor");
@@ -909,15 +1002,18 @@ static void print_json(const struct report *r, const struct host_facts *h,
 	json_kv_bool(&w, "mapped", v->mapped);
 	json_kv_bool(&w, "usable", v->usable);
 	json_kv_hex(&w, "address", v->address);
-	json_kv_uint(&w, "size", v->size);
+	json_key(&w, "size");
+	if (v->size)
+		json_uint(&w, v->size);
+	else
+		json_null(&w);
 	json_kv_string(&w, "missing_reason", v->reason_id);
 	json_object_end(&w);
 
 	json_key(&w, "clocksource");
 	json_object_begin(&w);
-	json_kv_string(&w, "current", h->clocksource[0] ? h->clocksource : NULL);
-	json_kv_string(&w, "available", h->available_clocksources[0] ? h->available_clocksources :
-		       NULL);
+	json_kv_fact(&w, "current", &h->clocksource);
+	json_kv_fact(&w, "available", &h->available_clocksources);
 	json_kv_string(&w, "vdso_capable", cs->capable == 1 ? "yes" : cs->capable == 0 ? "no" :
 		       "unknown");
 	json_kv_bool(&w, "measured", cs->measured);
@@ -936,13 +1032,13 @@ static void print_json(const struct report *r, const struct host_facts *h,
 	json_kv_string(&w, "cmdline_clocksource",
 		       env->cmdline_clocksource[0] ? env->cmdline_clocksource : NULL);
 	json_kv_string(&w, "cpuinfo_family", env->cpuinfo_family[0] ? env->cpuinfo_family : NULL);
-	json_kv_string(&w, "process_name", env->comm);
-	json_kv_int(&w, "seccomp_mode", env->seccomp_mode);
-	json_kv_int(&w, "seccomp_filters", env->seccomp_filters);
-	json_kv_string(&w, "time_namespace", env->time_ns[0] ? env->time_ns : NULL);
-	json_kv_string(&w, "init_time_namespace", env->init_time_ns[0] ? env->init_time_ns : NULL);
-	json_kv_int(&w, "monotonic_offset_s", env->monotonic_offset_s);
-	json_kv_int(&w, "boottime_offset_s", env->boottime_offset_s);
+	json_kv_fact(&w, "process_name", &h->process_name);
+	json_kv_fact_int(&w, "seccomp_mode", &h->seccomp_mode);
+	json_kv_fact_int(&w, "seccomp_filters", &h->seccomp_filters);
+	json_kv_fact(&w, "time_namespace", &h->time_ns);
+	json_kv_fact(&w, "init_time_namespace", &h->init_time_ns);
+	json_kv_fact_int(&w, "monotonic_offset_s", &h->monotonic_offset_s);
+	json_kv_fact_int(&w, "boottime_offset_s", &h->boottime_offset_s);
 	json_kv_string(&w, "hypervisor", env->hypervisor[0] ? env->hypervisor : NULL);
 	json_object_end(&w);
 
@@ -968,7 +1064,12 @@ static void print_json(const struct report *r, const struct host_facts *h,
 
 	json_key(&w, "verdict");
 	json_object_begin(&w);
-	json_kv_bool(&w, "fast", slow_count(r) == 0);
+	/* Unknown, not true, when facts it needs could not be read. */
+	json_key(&w, "fast");
+	if (slow_count(r) == 0 && unreadable)
+		json_null(&w);
+	else
+		json_bool(&w, slow_count(r) == 0);
 	json_key(&w, "slow");
 	json_array_begin(&w);
 	for (unsigned i = 0; i < r->count; i++)
@@ -1037,11 +1138,13 @@ int cmd_doctor(int argc, char **argv)
 	check_clocksource(&report, &host, &env, &vdso, &clocksource);
 	check_functions(&report, &vdso);
 	check_cputime(&report);
+	check_failing_calls(&report, &host);
 	check_environment(&report, &host, &env);
 
+	bool unreadable = check_unreadable(&report, &host);
 	if (json)
-		print_json(&report, &host, &env, &vdso, &clocksource, init_result);
+		print_json(&report, &host, &env, &vdso, &clocksource, init_result, unreadable);
 	else
-		print_text(&report, &host);
+		print_text(&report, &host, unreadable);
 	return slow_count(&report) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }

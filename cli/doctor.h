@@ -10,7 +10,12 @@
 
 #include "checks.h"
 
-/* Everything doctor reads from /proc and /sys, read once. */
+/*
+ * What doctor infers about the tools and machine around the process
+ * (emulators, tracers, hypervisor, the kernel command line), on top of the
+ * facts every command shares (struct host_facts: seccomp, time namespace,
+ * clocksource, maps).
+ */
 struct doctor_env {
 	/* The kernel command line and what it says about the vDSO and clocks. */
 	bool cmdline_readable;
@@ -35,16 +40,6 @@ struct doctor_env {
 	char cpuinfo_family[16];
 	/* Ours, the same way. */
 	char build_family[16];
-	char comm[32];                /* Name: of /proc/self/status            */
-
-	int seccomp_mode;             /* -1 unknown, 0 off, 1 strict, 2 filter */
-	int seccomp_filters;          /* -1 unknown                            */
-
-	/* Time namespace: ours against init's, and the offsets. */
-	char time_ns[64], init_time_ns[64];   /* "" when unreadable              */
-	bool timens_offsets_readable;
-	long long monotonic_offset_s, boottime_offset_s;
-
 	char hypervisor[128];          /* "KVM", "QEMU"… or "" (bare metal or unknown) */
 };
 

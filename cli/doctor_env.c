@@ -194,48 +194,6 @@ static void read_cpuinfo_family(struct doctor_env *env, bool *hypervisor_flag)
 	fclose(f);
 }
 
-static void read_status(struct doctor_env *env)
-{
-	env->seccomp_mode = env->seccomp_filters = -1;
-	FILE *f = fopen("/proc/self/status", "re");
-	if (!f)
-		return;
-	char line[256];
-	while (fgets(line, sizeof(line), f)) {
-		if (strncmp(line, "Name:", 5) == 0) {
-			char *v = line + 5;
-			while (*v == ' ' || *v == '\t')
-				v++;
-			trim(v);
-			snprintf(env->comm, sizeof(env->comm), "%.31s", v);
-		} else if (strncmp(line, "Seccomp:", 8) == 0) {
-			env->seccomp_mode = atoi(line + 8);
-		} else if (strncmp(line, "Seccomp_filters:", 16) == 0) {
-			env->seccomp_filters = atoi(line + 16);
-		}
-	}
-	fclose(f);
-}
-
-static long long floor_seconds(long long ns)
-{
-	long long s = ns / 1000000000;
-	return ns % 1000000000 < 0 ? s - 1 : s;
-}
-
-static void read_time_namespace(struct doctor_env *env)
-{
-	ssize_t n = readlink("/proc/self/ns/time", env->time_ns, sizeof(env->time_ns) - 1);
-	env->time_ns[n > 0 ? n : 0] = 0;
-	n = readlink("/proc/1/ns/time", env->init_time_ns, sizeof(env->init_time_ns) - 1);
-	env->init_time_ns[n > 0 ? n : 0] = 0;
-	struct timens_offsets offsets;
-	env->timens_offsets_readable = timens_offsets_read(&offsets);
-	/* Whole seconds, rounded down as the kernel's {secs, nsecs} pair is written. */
-	env->monotonic_offset_s = floor_seconds(offsets.monotonic_ns);
-	env->boottime_offset_s = floor_seconds(offsets.boottime_ns);
-}
-
 static void read_hypervisor(struct doctor_env *env, bool hypervisor_flag)
 {
 	char vendor[64], product[64], compatible[256];
@@ -299,10 +257,10 @@ static void detect_qemu_user(struct doctor_env *env, const struct host_facts *ho
 			 "says %s", strcmp(env->cpuinfo_family, "x86") == 0 ? "n" : "",
 			 env->cpuinfo_family, vdsokit_arch_name(), host->machine);
 	}
-	if (strncmp(env->comm, "qemu-", 5) == 0) {
+	if (host->process_name.known && strncmp(host->process_name.text, "qemu-", 5) == 0) {
 		env->qemu_user = true;
 		snprintf(env->qemu_evidence[env->qemu_evidence_count++], sizeof(env->qemu_evidence[0]),
-			 "the process is named %s (/proc/self/status)", env->comm);
+			 "the process is named %.60s (/proc/self/status)", host->process_name.text);
 	}
 	/* Registered for this architecture: supporting evidence, not proof. */
 	char path[96], entry[256];
@@ -332,8 +290,6 @@ void doctor_env_read(struct doctor_env *env, const struct host_facts *host)
 	read_auxv_file(env);
 	read_maps(env);
 	read_cpuinfo_family(env, &hypervisor_flag);
-	read_status(env);
-	read_time_namespace(env);
 	read_hypervisor(env, hypervisor_flag);
 
 	const char *preload = getenv("LD_PRELOAD");

@@ -139,3 +139,8 @@ const char *errno_name(int error)
 	snprintf(other, sizeof(other), "E%d", error);
 	return other;
 }
+
+bool syscall_refused(long result)
+{
+	return result == -EPERM || result == -EACCES || result == -ENOSYS;
+}

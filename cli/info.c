@@ -120,9 +120,9 @@ int cmd_info(int argc, char **argv)
 	int init_result = vdsokit_init();
 	const struct vdsokit_image *img = vdsokit_process_image();
 	struct host_facts host;
-	struct vdso_mapping maps[MAX_MAPPINGS];
-	unsigned map_count = vdso_mappings_read(maps, MAX_MAPPINGS);
 	host_facts_read(&host);
+	const struct vdso_mapping *maps = host.mappings;
+	unsigned map_count = host.mapping_count;
 
 	if (json) {
 		struct json_writer w;
@@ -135,7 +135,11 @@ int cmd_info(int argc, char **argv)
 		else
 			json_null(&w);
 		json_key(&w, "mappings");
-		json_array_begin(&w);
+		/* null, not [], when /proc/self/maps cannot be read (host.unknown says why). */
+		if (!host.maps.known)
+			json_null(&w);
+		else
+			json_array_begin(&w);
 		for (unsigned i = 0; i < map_count; i++) {
 			json_object_begin(&w);
 			json_kv_string(&w, "name", maps[i].name);
@@ -145,7 +149,8 @@ int cmd_info(int argc, char **argv)
 			json_kv_string(&w, "perms", maps[i].perms);
 			json_object_end(&w);
 		}
-		json_array_end(&w);
+		if (host.maps.known)
+			json_array_end(&w);
 		json_key(&w, "image");
 		if (img) {
 			json_object_begin(&w);
@@ -172,7 +177,9 @@ int cmd_info(int argc, char **argv)
 	if (init_result)
 		printf("libvdsokit:      no usable vDSO (%s): every call takes the syscall\n",
 		       errno_name(-init_result));
-	if (map_count) {
+	if (!host.maps.known)
+		printf("\nmappings: unknown (%s)\n", fact_reason(&host.maps));
+	else if (map_count) {
 		printf("\nmappings (/proc/self/maps):\n");
 		for (unsigned i = 0; i < map_count; i++)
 			printf("  %-14s %#lx-%#lx  %8s  %s\n", maps[i].name, (unsigned long)maps[i].start,

@@ -540,6 +540,11 @@ void bench_measure_cases(const struct bench_case *cases, unsigned count,
 			r->available = probe(c, p, &r->first_result);
 			if (!r->available)
 				continue;
+			/* A refused call costs what the filter costs: no figure of the call. */
+			if (syscall_refused(r->first_result)) {
+				r->refused = (int)r->first_result;
+				continue;
+			}
 			slots[used].loop = loop_for(c->func, p);
 			slots[used].arg = c->arg;
 			slots[used].out = r;
@@ -585,4 +590,12 @@ double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uin
 	bench_loop *loop = loop_for(c->func, path);
 	loop(c->arg, calls / 10 + 1);     /* warm-up */
 	return time_batch(loop, c->arg, calls) / calls;
+}
+
+long bench_call_once(const struct bench_case *c, enum bench_path path)
+{
+	long result;
+	if (c->func >= VDSOKIT_FN_COUNT || path >= BENCH_PATH_COUNT || !probe(c, path, &result))
+		return -ENOSYS;
+	return result;
 }

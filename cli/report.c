@@ -153,7 +153,16 @@ static bool same_routes_as_gettime(void)
 	return true;
 }
 
-static void print_routes(void)
+/* The error the library's call of fn failed with in the quick bench, 0 if none. */
+static int measured_refusal(const struct quick_row *rows, bool benched, enum vdsokit_func fn)
+{
+	for (unsigned i = 0; benched && i < QUICK_COUNT; i++)
+		if (rows[i].c.func == fn && rows[i].r[BENCH_LIBRARY].refused)
+			return rows[i].r[BENCH_LIBRARY].refused;
+	return 0;
+}
+
+static void print_routes(const struct quick_row *rows, bool benched)
 {
 	printf("\nHow libvdsokit serves each call:\n");
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
@@ -173,9 +182,25 @@ static void print_routes(void)
 		}
 		/* rseq: its symbol is the node's fallback; the reason says so. */
 		bool show_symbol = p.symbol && p.route != VDSOKIT_ROUTE_RSEQ;
-		printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p.route),
-		       show_symbol ? p.symbol : vdsokit_reason_text(p.reason));
+		int refused = fn == VDSOKIT_FN_CLOCK_GETTIME ? 0 : measured_refusal(rows, benched, fn);
+		if (refused)
+			/* What was measured overrides the route the library names. */
+			printf(ROUTE_PREFIX "%s%sfails here: %s\n", cli_func_name(fn),
+			       route_words(p.route), show_symbol ? p.symbol : "",
+			       show_symbol ? ", but " : "", errno_name(-refused));
+		else
+			printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p.route),
+			       show_symbol ? p.symbol : vdsokit_reason_text(p.reason));
 	}
+}
+
+/* syscall / library, NaN unless both were timed. */
+static double quick_speedup(const struct quick_row *row)
+{
+	const struct bench_result *lib = &row->r[BENCH_LIBRARY], *sys = &row->r[BENCH_SYSCALL];
+	if (lib->refused || sys->refused)
+		return NAN;
+	return sys->median_ns / lib->median_ns;
 }
 
 static void print_quick_bench(const struct quick_row *rows)
@@ -183,6 +208,7 @@ static void print_quick_bench(const struct quick_row *rows)
 	static const char *const headers[] = { "call", "libvdsokit", "syscall", "speedup" };
 	struct table t;
 	char buf[32];
+	int refused = 0;
 
 	table_init(&t, 4, headers, NULL);
 	for (unsigned i = 0; i < QUICK_COUNT; i++) {
@@ -190,13 +216,21 @@ static void print_quick_bench(const struct quick_row *rows)
 		const struct bench_result *sys = &rows[i].r[BENCH_SYSCALL];
 		table_row(&t);
 		table_cell(&t, rows[i].c.label);
-		table_cell(&t, fmt_duration_ns(buf, sizeof(buf), lib->median_ns));
-		table_cell(&t, fmt_duration_ns(buf, sizeof(buf), sys->median_ns));
-		table_cell(&t, fmt_ratio(buf, sizeof(buf), sys->median_ns / lib->median_ns));
+		/* A refused call has no figure: its error stands in the cell. */
+		table_cell(&t, lib->refused ? errno_name(-lib->refused) :
+			   fmt_duration_ns(buf, sizeof(buf), lib->median_ns));
+		table_cell(&t, sys->refused ? errno_name(-sys->refused) :
+			   fmt_duration_ns(buf, sizeof(buf), sys->median_ns));
+		table_cell(&t, fmt_ratio(buf, sizeof(buf), quick_speedup(&rows[i])));
+		if (lib->refused || sys->refused)
+			refused = lib->refused ? lib->refused : sys->refused;
 	}
 	printf("\nSpeed, ns per call (median of batch means; `vdsokit bench` for all):\n");
 	table_print(&t, stdout, "  ");
 	table_free(&t);
+	if (refused)
+		printf("  %s (or another error in its place): the call failed with it here, refused "
+		       "(e.g. by a\n  seccomp filter): not timed, no speedup\n", errno_name(-refused));
 }
 
 /* A clocksource with a vDSO read is ~10× faster than the syscall; one without is ~1×. */
@@ -210,9 +244,16 @@ static void print_verdict(const struct host_facts *h, const struct quick_row *ro
 		return;
 	}
 	const struct quick_row *mono = &rows[1];
-	double ratio = mono->r[BENCH_SYSCALL].median_ns / mono->r[BENCH_LIBRARY].median_ns;
-	if (!isfinite(ratio))
+	double ratio = quick_speedup(mono);
+	if (!isfinite(ratio)) {
+		const struct bench_result *failed = mono->r[BENCH_LIBRARY].refused ?
+			&mono->r[BENCH_LIBRARY] : &mono->r[BENCH_SYSCALL];
+		if (failed->refused)
+			printf("\nVerdict: not measured: clock_gettime(MONOTONIC) through %s fails "
+			       "here with %s.\n", failed == &mono->r[BENCH_LIBRARY] ? "libvdsokit" :
+			       "the syscall", errno_name(-failed->refused));
 		return;
+	}
 	printf("\n");
 	if (ratio >= 2)
 		printf("Verdict: clock_gettime(MONOTONIC) runs in user space, %.0f× faster than "
@@ -220,7 +261,7 @@ static void print_verdict(const struct host_facts *h, const struct quick_row *ro
 	else
 		printf("Verdict: clock_gettime(MONOTONIC) costs about as much as the syscall "
 		       "(%.1f×):\nthe vDSO is missing or falls back to the kernel (clocksource "
-		       "%s?). Run `vdsokit doctor`.\n", ratio, h->clocksource[0] ? h->clocksource : "unknown");
+		       "%s?). Run `vdsokit doctor`.\n", ratio, fact_text(&h->clocksource));
 }
 
 static void report_json(const struct host_facts *h, int init_result,
@@ -246,7 +287,13 @@ static void report_json(const struct host_facts *h, int init_result,
 				json_kv_string(&w, "clock_name", clock_id_name(clock, sizeof(clock), k));
 			}
 			json_kv_string(&w, "route", vdsokit_route_name(p.route));
-			json_kv_string(&w, "reason", vdsokit_reason_text(p.reason));
+			int refused = per_clock ? 0 : measured_refusal(rows, benched, fn);
+			if (refused) {
+				json_key(&w, "reason");
+				json_stringf(&w, "the call fails here: %s", errno_name(-refused));
+			} else {
+				json_kv_string(&w, "reason", vdsokit_reason_text(p.reason));
+			}
 			json_kv_string(&w, "symbol", p.symbol);
 			json_kv_string(&w, "version", p.version);
 			json_kv_string(&w, "syscall", p.syscall);
@@ -264,9 +311,14 @@ static void report_json(const struct host_facts *h, int init_result,
 			const struct bench_result *sys = &rows[i].r[BENCH_SYSCALL];
 			json_object_begin(&w);
 			json_kv_string(&w, "label", rows[i].c.label);
+			/* NaN (null) for a refused call: nothing was timed. */
 			json_kv_double(&w, "vdsokit_ns", lib->median_ns);
 			json_kv_double(&w, "syscall_ns", sys->median_ns);
-			json_kv_double(&w, "speedup", sys->median_ns / lib->median_ns);
+			json_kv_double(&w, "speedup", quick_speedup(&rows[i]));
+			json_kv_string(&w, "vdsokit_error", lib->refused ? errno_name(-lib->refused) :
+				       NULL);
+			json_kv_string(&w, "syscall_error", sys->refused ? errno_name(-sys->refused) :
+				       NULL);
 			json_object_end(&w);
 		}
 		json_array_end(&w);
@@ -315,9 +367,10 @@ int cmd_report(int argc, char **argv)
 	printf("vdsokit report: the vDSO on this machine\n\n");
 	printf("  kernel        Linux %s\n", h.kernel_release);
 	printf("  architecture  %s (libvdsokit built for %s)\n", h.machine, vdsokit_arch_name());
-	printf("  clocksource   %s%s%s%s\n", h.clocksource[0] ? h.clocksource : "unknown",
-	       h.available_clocksources[0] ? " (available: " : "", h.available_clocksources,
-	       h.available_clocksources[0] ? ")" : "");
+	printf("  clocksource   %s%s%s%s\n", fact_text(&h.clocksource),
+	       h.available_clocksources.known ? " (available: " : "", h.available_clocksources.text,
+	       h.available_clocksources.known ? ")" : "");
+	host_print_unknowns(stdout, &h, "  ");
 	if (img) {
 		struct vdsokit_path p;
 		unsigned served = 0;
@@ -331,7 +384,7 @@ int cmd_report(int argc, char **argv)
 	}
 	printf("\n  The vDSO is a small library the kernel maps into every process so that\n"
 	       "  clock_gettime() and friends can run without entering the kernel.\n");
-	print_routes();
+	print_routes(rows, bench);
 	if (bench)
 		print_quick_bench(rows);
 	print_verdict(&h, rows, bench, img != NULL);

@@ -67,7 +67,7 @@ static void print_text(const struct check_list *list, const struct host_facts *h
 
 	printf("vdsokit verify: Linux %s %s, library %s, clocksource %s, vDSO %s\n",
 	       h->kernel_release, h->machine, vdsokit_arch_name(),
-	       h->clocksource[0] ? h->clocksource : "unknown",
+	       fact_text(&h->clocksource),
 	       h->auxv_sysinfo_ehdr ? "mapped" : "not mapped (every path is the syscall)");
 	printf("time budget %.2f s, %u threads\n", seconds, threads);
 	const char *group = "";

@@ -64,6 +64,10 @@ static void check_rejected_gettime(struct check_list *out, const char *group, lo
 		check_set(r, CHECK_SKIP, "the syscall accepts this id here");
 		return;
 	}
+	if (syscall_refused(sys)) {
+		check_skip_refused(r, "clock_gettime", sys);
+		return;
+	}
 	char s[16], v[16];
 	snprintf(s, sizeof(s), "%s", errno_name(-sys));
 	snprintf(v, sizeof(v), "%s", raw == -ENOSYS ? "absent" : errno_name(-raw));
@@ -182,6 +186,10 @@ static void check_getres(struct check_list *out, const char *group, long clock,
 	int raw = vdsokit_clock_getres_via(VDSOKIT_VIA_VDSO, id, &raw_res);
 	int lib = vdsokit_clock_getres(id, &lib_res);
 	struct check_result *r = check_add(out, group, "clock_getres(%s)", clock_label(clock));
+	if (syscall_refused(sys)) {
+		check_skip_refused(r, "clock_getres", sys);
+		return;
+	}
 	check_number(r, "syscall", "", sys);
 	check_number(r, "vdso", "", raw);
 	check_number(r, "library", "", lib);
@@ -264,14 +272,24 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 	struct check_result *r = check_add(out, group, "gettimeofday %s", who);
 	struct vdsokit_timeval tv;
 	struct timezone tz_sys, tz_path;
-	if (call(&tv, NULL) == -ENOSYS) {
-		check_set(r, CHECK_SKIP, "no vDSO gettimeofday symbol here");
+	/* Both references first: a refused one explains an ENOSYS of the path too. */
+	int reference = reference_clock_error();
+	if (syscall_refused(reference)) {
+		check_skip_refused(r, "clock_gettime", reference);
 		return;
 	}
 	/* Timezone: the kernel's sys_tz, whatever settimeofday last put there. */
 	memset(&tz_sys, 0x55, sizeof(tz_sys));
 	memset(&tz_path, 0xaa, sizeof(tz_path));
 	int sys_tz = vdsokit_gettimeofday_via(VDSOKIT_VIA_SYSCALL, NULL, &tz_sys);
+	if (syscall_refused(sys_tz)) {
+		check_skip_refused(r, "gettimeofday", sys_tz);
+		return;
+	}
+	if (call(&tv, NULL) == -ENOSYS) {
+		check_set(r, CHECK_SKIP, "no vDSO gettimeofday symbol here");
+		return;
+	}
 	int path_tz = call(&tv, &tz_path);
 	if (sys_tz != path_tz || (sys_tz == 0 && (tz_sys.tz_minuteswest != tz_path.tz_minuteswest ||
 						   tz_sys.tz_dsttime != tz_path.tz_dsttime))) {
@@ -338,6 +356,11 @@ static void check_time_path(struct check_list *out, const char *group, const cha
 {
 	struct check_result *r = check_add(out, group, "time %s", who);
 	int64_t t = 0;
+	int reference = reference_clock_error();
+	if (syscall_refused(reference)) {
+		check_skip_refused(r, "clock_gettime", reference);
+		return;
+	}
 	if (call(&t) == -ENOSYS) {
 		check_set(r, CHECK_SKIP, "no vDSO time symbol on this architecture or kernel");
 		return;

@@ -40,6 +40,23 @@ static bool all_zero(const unsigned char *p, size_t n)
 	return true;
 }
 
+/*
+ * The getrandom syscall's refusal (seccomp), 0 when it answers: then the
+ * vDSO's getrandom, which makes that syscall to set up its state, and the
+ * library's fail too, and nothing says whether they would work.
+ */
+static int syscall_refusal;
+
+static bool skip_if_refused(struct check_result *r, ssize_t result)
+{
+	if (!syscall_refusal || !syscall_refused((int)result))
+		return false;
+	check_set(r, CHECK_SKIP, "the getrandom syscall fails here: %s (refused, e.g. by a seccomp "
+		  "filter), and this call returned %s: the vDSO's getrandom makes that syscall to "
+		  "set up its state", errno_name(-syscall_refusal), errno_name((int)-result));
+	return true;
+}
+
 static void check_path(struct check_list *out, const char *group, const char *who,
 		       getrandom_path *call)
 {
@@ -53,6 +70,8 @@ static void check_path(struct check_list *out, const char *group, const char *wh
 	}
 	unsigned char probe[8];
 	ssize_t p = call(probe, sizeof(probe), 0);
+	if (skip_if_refused(r, p))
+		goto done;
 	if (p == -ENOSYS) {
 		check_set(r, CHECK_SKIP, "this kernel's vDSO has no getrandom (it came in Linux 6.11-6.16, "
 			  "depending on the architecture)");
@@ -92,14 +111,17 @@ enum { RANDOM_THREADS = 16, RANDOM_CALLS = 2000, RANDOM_OUT = 32 };
 struct random_thread {
 	unsigned char (*out)[RANDOM_OUT];
 	unsigned short_reads;
+	ssize_t first_error;       /* of a short read: a negative errno */
 };
 
 static void *random_thread_main(void *arg)
 {
 	struct random_thread *t = arg;
-	for (unsigned i = 0; i < RANDOM_CALLS; i++)
-		if (vdsokit_getrandom(t->out[i], RANDOM_OUT, 0) != RANDOM_OUT)
-			t->short_reads++;
+	for (unsigned i = 0; i < RANDOM_CALLS; i++) {
+		ssize_t got = vdsokit_getrandom(t->out[i], RANDOM_OUT, 0);
+		if (got != RANDOM_OUT && t->short_reads++ == 0)
+			t->first_error = got;
+	}
 	return NULL;
 }
 
@@ -112,11 +134,15 @@ static int compare_outputs(const void *a, const void *b)
 static void check_threads(struct check_list *out, const char *group)
 {
 	struct check_result *r = check_add(out, group, "getrandom across threads (library)");
+	unsigned char probe[RANDOM_OUT];
+	if (skip_if_refused(r, vdsokit_getrandom(probe, sizeof(probe), 0)))
+		return;
 	size_t n = (size_t)RANDOM_THREADS * RANDOM_CALLS;
 	unsigned char (*all)[RANDOM_OUT] = calloc(n, RANDOM_OUT);
 	struct random_thread threads[RANDOM_THREADS];
 	pthread_t ids[RANDOM_THREADS];
 	unsigned started = 0, short_reads = 0;
+	ssize_t first_error = 0;
 	if (!all) {
 		check_set(r, CHECK_SKIP, "out of memory");
 		return;
@@ -131,12 +157,15 @@ static void check_threads(struct check_list *out, const char *group)
 	for (unsigned t = 0; t < started; t++) {
 		pthread_join(ids[t], NULL);
 		short_reads += threads[t].short_reads;
+		if (!first_error)
+			first_error = threads[t].first_error;
 	}
 	n = (size_t)started * RANDOM_CALLS;
 	qsort(all, n, RANDOM_OUT, compare_outputs);
 	size_t repeats = 0;
 	for (size_t i = 1; i < n; i++)
-		repeats += memcmp(all[i - 1], all[i], RANDOM_OUT) == 0;
+		/* An output a failed call left unwritten (zeros) is a short read, not a repeat. */
+		repeats += memcmp(all[i - 1], all[i], RANDOM_OUT) == 0 && !all_zero(all[i], RANDOM_OUT);
 	free(all);
 	check_number(r, "threads", "", started);
 	check_number(r, "calls", "calls", (long long)n);
@@ -144,8 +173,11 @@ static void check_threads(struct check_list *out, const char *group)
 	if (started < 2)
 		check_set(r, CHECK_SKIP, "could not start the threads");
 	else if (short_reads || repeats)
-		check_set(r, CHECK_FAIL, "%u threads x %u calls of %u bytes: %u short reads, %zu repeated outputs",
-			  started, RANDOM_CALLS, RANDOM_OUT, short_reads, repeats);
+		check_set(r, CHECK_FAIL, "%u threads x %u calls of %u bytes: %u short reads%s%s%s, "
+			  "%zu repeated outputs", started, RANDOM_CALLS, RANDOM_OUT, short_reads,
+			  first_error < 0 ? " (first: " : "",
+			  first_error < 0 ? errno_name((int)-first_error) : "",
+			  first_error < 0 ? ")" : "", repeats);
 	else
 		check_set(r, CHECK_PASS, "%u threads x %u calls of %u bytes: all full, no output twice",
 			  started, RANDOM_CALLS, RANDOM_OUT);
@@ -157,7 +189,9 @@ static void check_fork(struct check_list *out, const char *group)
 	struct check_result *r = check_add(out, group, "getrandom across fork (library)");
 	unsigned char before[RANDOM_OUT], parent[RANDOM_OUT], child[RANDOM_OUT];
 	int fd[2];
-	vdsokit_getrandom(before, sizeof(before), 0); /* this thread's state is now in use */
+	/* This thread's state is now in use. */
+	if (skip_if_refused(r, vdsokit_getrandom(before, sizeof(before), 0)))
+		return;
 	if (pipe(fd)) {
 		check_set(r, CHECK_SKIP, "pipe: %s", strerror(errno));
 		return;
@@ -187,6 +221,9 @@ static void check_fork(struct check_list *out, const char *group)
 
 void verify_getrandom(struct check_list *out, const char *group)
 {
+	unsigned char probe[8];
+	ssize_t p = random_syscall(probe, sizeof(probe), 0);
+	syscall_refusal = syscall_refused((int)p) ? (int)p : 0;
 	check_path(out, group, "(syscall)", random_syscall);
 	check_path(out, group, "(vDSO)", random_raw);
 	check_path(out, group, "(library)", vdsokit_getrandom);

@@ -1,0 +1,161 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# vdsokit where users run it: /proc or /sys masked (a container), a seccomp
+# filter refusing one syscall (EPERM, ENOSYS, or killing), non-root.  Each
+# command must exit sensibly, never crash, write JSON that parses, print no
+# invented value, and give a verdict that matches the environment.
+. "$(dirname "$0")/lib.sh"
+
+sandbox=$build/tests/tools/sandbox-run
+if [ "$(id -u)" != 0 ] || ! have unshare || ! have jq; then
+	echo "1..0 # SKIP needs root, unshare(1) and jq"
+	exit 0
+fi
+if [ ! -x "$sandbox" ]; then
+	echo "1..0 # SKIP $sandbox not built (make tests)"
+	exit 0
+fi
+
+cat >"$tmp/mask" <<'EOF'
+# mask-proc PROC SYS COMMAND...: an empty tmpfs over /proc and/or /sys.
+p=$1 s=$2
+shift 2
+[ "$p" = 1 ] && { mount -t tmpfs none /proc || exit 90; }
+[ "$s" = 1 ] && { mount -t tmpfs none /sys || exit 90; }
+exec "$@"
+EOF
+
+# in_env ENV ARGS...: vdsokit ARGS under ENV, output in $tmp/out, $tmp/err, $status.
+in_env() {
+	env=$1
+	shift
+	case $env in
+	proc) set -- unshare -m sh "$tmp/mask" 1 0 "$vdsokit" "$@" ;;
+	sys) set -- unshare -m sh "$tmp/mask" 0 1 "$vdsokit" "$@" ;;
+	procsys) set -- unshare -m sh "$tmp/mask" 1 1 "$vdsokit" "$@" ;;
+	nobody) set -- setpriv --reuid=nobody --regid=nogroup --clear-groups "$vdsokit" "$@" ;;
+	kill:*) set -- "$sandbox" --kill "${env#kill:}" -- "$vdsokit" "$@" ;;
+	*:*) set -- "$sandbox" --errno "${env%%:*}" "${env#*:}" -- "$vdsokit" "$@" ;;
+	esac
+	"$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+}
+
+# Garbage seen in the issue: uninitialised bytes, sentinels, defaults.
+garbage='1431655765|-1431655766|9223372036854775|0 KiB|clocksource unknown is read'
+
+# sane WHAT: no crash, a sensible exit status, no garbage in the output.
+sane() {
+	case $status in
+	0|1) ;;
+	*) not_ok "$1: exit $status"; head -3 "$tmp/err" | diag; return 1 ;;
+	esac
+	if grep -Eq -- "$garbage" "$tmp/out"; then
+		not_ok "$1: invented or uninitialised value"
+		grep -E -- "$garbage" "$tmp/out" | head -3 | diag
+		return 1
+	fi
+	return 0
+}
+
+# JSON that parses, and no -1/0 sentinel where null is due.
+nulls='[.. | objects | (.seccomp_mode?, .seccomp_filters?, .size?, .result?) ] as $x |
+       (.environment.seccomp_mode // 2) != -1 and (.vdso.size // 1) != 0 and
+       (.environment.process_name // "x") != "" and (.mappings // [1]) != []'
+
+run_all() {
+	env=$1
+	for cmd in "report" "info" "doctor" "verify --time 0.1" "bench --time 0.2" "abi"; do
+		# shellcheck disable=SC2086
+		in_env "$env" $cmd
+		text_status=$status
+		sane "$env: $cmd" || continue
+		# shellcheck disable=SC2086
+		in_env "$env" $cmd --json
+		if ! sane "$env: $cmd --json"; then
+			continue
+		elif ! jq -e "$nulls" "$tmp/out" >/dev/null 2>&1; then
+			not_ok "$env: $cmd --json parses, null for unknowns"
+			head -c 300 "$tmp/out" | diag
+		else
+			ok "$env: $cmd (exit $text_status), --json parses, no sentinel"
+		fi
+	done
+}
+
+# --- /proc and /sys masked -------------------------------------------------
+for env in proc sys procsys; do
+	run_all "$env"
+done
+in_env procsys doctor
+if grep -q "/proc/self/status: No such file or directory" "$tmp/out" &&
+   grep -q "could not be read" "$tmp/out"; then
+	ok "procsys: doctor says what it could not read, and why"
+else
+	not_ok "procsys: doctor says what it could not read, and why"
+	tail -5 "$tmp/out" | diag
+fi
+in_env procsys doctor --json
+json_check "procsys: doctor --json: seccomp, offsets, size null; verdict not fast" "$tmp/out" \
+	'.environment.seccomp_mode == null and .environment.monotonic_offset_s == null and
+	 .vdso.size == null and .verdict.fast != true and
+	 (.host.unknown.seccomp_mode | test("/proc/self/status"))'
+in_env proc info --json
+json_check "proc: info --json: mappings null, the reason in host.unknown" "$tmp/out" \
+	'.mappings == null and (.host.unknown.mappings | test("/proc/self/maps"))'
+in_env sys report --no-bench
+if grep -q "clocksource   unknown (/sys/" "$tmp/out"; then
+	ok "sys: report says why the clocksource is unknown"
+else
+	not_ok "sys: report says why the clocksource is unknown"
+	grep clocksource "$tmp/out" | diag
+fi
+
+# --- seccomp refusing one reference syscall -------------------------------
+for env in EPERM:clock_gettime EPERM:gettimeofday EPERM:time EPERM:getrandom EPERM:getcpu \
+	   ENOSYS:clock_gettime; do
+	run_all "$env"
+done
+
+for env in EPERM:clock_gettime EPERM:gettimeofday EPERM:getrandom ENOSYS:clock_gettime; do
+	sys=${env#*:}
+	in_env "$env" verify --time 0.1 --json
+	json_check "$env: verify fails nothing and skips with the reason" "$tmp/out" \
+		"([.checks[] | select(.status == \"fail\")] | length) == 0 and
+		 any(.checks[]; .status == \"skip\" and (.detail | test(\"$sys syscall.*${env%%:*}\")))"
+done
+
+in_env EPERM:getrandom bench --time 0.2 --functions getrandom --json
+json_check "EPERM:getrandom: bench times no refused call, says EPERM" "$tmp/out" \
+	'all(.results[]; .speedup == null and .reason == "the call fails here: EPERM" and
+	     all(.paths[]; .median_ns == null and .error == "EPERM"))'
+in_env EPERM:getrandom report --json
+json_check "EPERM:getrandom: report has no figure for getrandom" "$tmp/out" \
+	'any(.bench[]; .label == "getrandom(16)" and .vdsokit_ns == null and .speedup == null and
+	     .vdsokit_error == "EPERM")'
+in_env EPERM:getrandom doctor
+if [ "$status" = 1 ] && grep -q "calls that fail here: .*getrandom (EPERM)" "$tmp/out" &&
+   grep -q "Seccomp: 2 (filter)" "$tmp/out" && ! grep -q "every call is on its fast path" "$tmp/out"; then
+	ok "EPERM:getrandom: doctor names the failing call and the seccomp filter (exit 1)"
+else
+	not_ok "EPERM:getrandom: doctor names the failing call and the seccomp filter"
+	{ echo "exit $status"; tail -6 "$tmp/out"; } | diag
+fi
+
+# --- killing: a refused syscall ends the process; the vDSO paths need none --
+in_env kill:clock_gettime info --json
+json_check "kill:clock_gettime: info needs no clock_gettime syscall" "$tmp/out" '.schema == "vdsokit-info"'
+in_env kill:clock_gettime verify --time 0.1
+case $status in
+159) ok "kill:clock_gettime: verify is killed by the filter (SIGSYS), not a crash" ;;
+*) not_ok "kill:clock_gettime: verify exit $status, want 159 (SIGSYS)" ;;
+esac
+
+# --- non-root -------------------------------------------------------------
+if have setpriv && setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
+	run_all nobody
+else
+	skip "non-root: setpriv cannot switch to nobody"
+fi
+
+done_testing
