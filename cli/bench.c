@@ -237,22 +237,28 @@ static void add_row(struct bench_run *run, enum vdsokit_func fn, long arg)
 	struct bench_row *row = &run->rows[run->row_count++];
 	memset(row, 0, sizeof(*row));
 	bench_case_init(&row->c, fn, arg);
-	row->route_known = vdsokit_path_of(fn, (clockid_t)arg, &row->route) == 0;
+	row->route_known = bench_case_path(&row->c, &row->route) == 0;
 }
 
 static void build_rows(struct bench_run *run, const struct bench_options *o)
 {
 	static const enum vdsokit_func clock_functions[] = { VDSOKIT_FN_CLOCK_GETTIME,
 							   VDSOKIT_FN_CLOCK_GETRES };
-	static const enum vdsokit_func plain_functions[] = { VDSOKIT_FN_GETTIMEOFDAY, VDSOKIT_FN_TIME,
-							   VDSOKIT_FN_GETCPU, VDSOKIT_FN_THREAD_POINTER };
 	for (unsigned f = 0; f < 2; f++)
 		if (o->functions[clock_functions[f]])
 			for (unsigned k = 0; k < o->clock_count; k++)
 				add_row(run, clock_functions[f], o->clocks[k]);
-	for (unsigned f = 0; f < 4; f++)
-		if (o->functions[plain_functions[f]])
-			add_row(run, plain_functions[f], 0);
+	if (o->functions[VDSOKIT_FN_GETTIMEOFDAY])
+		add_row(run, VDSOKIT_FN_GETTIMEOFDAY, 0);
+	if (o->functions[VDSOKIT_FN_TIME])
+		add_row(run, VDSOKIT_FN_TIME, 0);
+	if (o->functions[VDSOKIT_FN_GETCPU]) {
+		/* Asking for the node may take another path: each is its own row. */
+		add_row(run, VDSOKIT_FN_GETCPU, BENCH_GETCPU_CPU);
+		add_row(run, VDSOKIT_FN_GETCPU, BENCH_GETCPU_NODE);
+	}
+	if (o->functions[VDSOKIT_FN_THREAD_POINTER])
+		add_row(run, VDSOKIT_FN_THREAD_POINTER, 0);
 	if (o->functions[VDSOKIT_FN_GETRANDOM])
 		for (unsigned i = 0; i < sizeof(getrandom_lengths) / sizeof(getrandom_lengths[0]); i++)
 			add_row(run, VDSOKIT_FN_GETRANDOM, getrandom_lengths[i]);
@@ -582,6 +588,8 @@ static void print_json(FILE *out, const struct bench_run *run)
 		}
 		if (row->c.func == VDSOKIT_FN_GETRANDOM)
 			json_kv_int(&w, "length", row->c.arg);
+		if (row->c.func == VDSOKIT_FN_GETCPU)
+			json_kv_bool(&w, "node", row->c.arg == BENCH_GETCPU_NODE);
 		if (row->route_known) {
 			json_kv_string(&w, "route", vdsokit_route_name(row->route.route));
 			json_kv_string(&w, "reason", vdsokit_reason_text(row->route.reason));

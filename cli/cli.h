@@ -410,8 +410,20 @@ struct bench_config {
 	unsigned max_batches;
 };
 
-/* Label and argument for func (arg: clock id, or getrandom length). */
+/*
+ * getcpu's arg: the CPU alone (vdsokit_getcpu(&cpu, NULL), libc
+ * sched_getcpu()) or the CPU and node (getcpu(&cpu, &node) everywhere),
+ * labelled "getcpu(cpu)" and "getcpu(cpu+node)".
+ */
+enum { BENCH_GETCPU_CPU = 0, BENCH_GETCPU_NODE = 1 };
+
+/* Label and argument for func (arg: clock id, getrandom length, getcpu's BENCH_GETCPU_*). */
 void bench_case_init(struct bench_case *c, enum vdsokit_func func, long arg);
+/*
+ * vdsokit_path_of for what the case calls: for getcpu(cpu+node) on an rseq
+ * area without node_id, the vDSO entry or syscall that call takes, not rseq.
+ */
+int bench_case_path(const struct bench_case *c, struct vdsokit_path *p);
 /*
  * Measures the wanted paths of `count` cases within config->seconds: all
  * calibrated first, then in rounds of one batch per case and path, so that

@@ -42,7 +42,7 @@ static const struct quick_case quick_cases[] = {
 	{ VDSOKIT_FN_CLOCK_GETTIME, CLOCK_PROCESS_CPUTIME_ID },
 	{ VDSOKIT_FN_GETTIMEOFDAY, 0 },
 	{ VDSOKIT_FN_TIME, 0 },
-	{ VDSOKIT_FN_GETCPU, 0 },
+	{ VDSOKIT_FN_GETCPU, BENCH_GETCPU_CPU }, /* as the routes above: the CPU alone */
 	{ VDSOKIT_FN_THREAD_POINTER, 0 },
 	{ VDSOKIT_FN_GETRANDOM, 16 },
 };
@@ -303,7 +303,7 @@ int cmd_report(int argc, char **argv)
 	static struct quick_row rows[QUICK_COUNT];
 	for (unsigned i = 0; i < QUICK_COUNT; i++) {
 		bench_case_init(&rows[i].c, quick_cases[i].func, quick_cases[i].arg);
-		vdsokit_path_of(quick_cases[i].func, (clockid_t)quick_cases[i].arg, &rows[i].route);
+		bench_case_path(&rows[i].c, &rows[i].route);
 	}
 	if (bench)
 		measure_quick(rows);
