@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "vdsokit.h"
 
@@ -51,6 +52,22 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* "vdsokit CMD: warning: ...": something was skipped but the run goes on. */
 void cli_warning(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Progress of long work (progress.c): one line on stderr that is redrawn
+ * in place, only when stderr is a terminal; nothing at all otherwise.
+ * begin names the command and the expected seconds; phase says what runs
+ * now (printf format); tick redraws at most five times a second; end
+ * clears the line.  cli_error/cli_warning clear it before they print.
+ */
+void progress_begin(const char *cmd, double total_s);
+void progress_phase(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_tick(void);
+bool progress_active(void);
+/* waitpid(pid, status, 0) past EINTR, drawing meanwhile when active. */
+pid_t progress_waitpid(pid_t pid, int *status);
+void progress_clear(void);
+void progress_end(void);
 
 /* ---------------------------------------------------------------------- */
 /* Option parsing                                                          */
@@ -401,13 +418,20 @@ struct bench_result {
 	uint64_t calls;            /* timed calls, all batches               */
 	unsigned batches;
 	uint64_t calls_per_batch;
+	double batch_ns;           /* the batch length aimed at (see below)  */
 };
 
+/*
+ * The rounds go on until `seconds` are spent.  A budget that holds more
+ * than max_batches rounds of batch_ns gets longer batches instead (so
+ * that at most max_batches means per path are kept, and a little more
+ * when the calibration ran short): the run still takes the time asked for.
+ */
 struct bench_config {
 	double seconds;            /* wall-clock budget of one measuring call */
-	double batch_ns;           /* calibrated batch duration (50–200 µs)   */
-	unsigned min_batches;      /* at least 31                             */
-	unsigned max_batches;
+	double batch_ns;           /* shortest calibrated batch (50 µs)       */
+	unsigned min_batches;      /* at least 31, even past the budget       */
+	unsigned max_batches;      /* means kept per path (batches lengthen)  */
 };
 
 /*

@@ -545,32 +545,45 @@ static void measure_slots(struct slot *slots, unsigned count, const struct bench
 {
 	double start = bench_now_ns();
 	double deadline = start + config->seconds * 1e9;
+	/*
+	 * The budget decides how long this takes: when it holds more rounds
+	 * than max_batches, the batches grow instead of the rounds, which
+	 * keeps the means (and memory) bounded.
+	 */
+	double batch_ns = config->batch_ns;
+	if (config->max_batches && config->seconds * 1e9 > batch_ns * count * config->max_batches)
+		batch_ns = config->seconds * 1e9 / ((double)count * config->max_batches);
 
 	for (unsigned i = 0; i < count; i++) {
 		/* Warm-up: lazy binding, the library's first-use resolve, caches. */
 		slots[i].loop(slots[i].arg, 64);
-		slots[i].per_batch = calibrate(slots[i].loop, slots[i].arg, config->batch_ns);
+		slots[i].per_batch = calibrate(slots[i].loop, slots[i].arg, batch_ns);
+		progress_tick();
 	}
 	double left = deadline - bench_now_ns();
-	double fit = left > 0 ? left / (config->batch_ns * count) : 0;
+	double fit = left > 0 ? left / (batch_ns * count) : 0;
 	unsigned rounds = fit > config->max_batches ? config->max_batches : (unsigned)fit;
 	if (rounds < config->min_batches)
 		rounds = config->min_batches;
+	/* Batches that ran short of their target may leave time: room to go on. */
+	unsigned capacity = rounds < config->max_batches ? config->max_batches : 2 * rounds;
 	for (unsigned i = 0; i < count; i++)
-		slots[i].means = checked_calloc(rounds, sizeof(double));
+		slots[i].means = checked_calloc(capacity, sizeof(double));
 
 	unsigned done = 0;
-	while (done < rounds) {
+	while (done < capacity) {
 		for (unsigned i = 0; i < count; i++) {
 			struct slot *s = &slots[i];
 			s->means[done] = time_batch(s->loop, s->arg, s->per_batch) / s->per_batch;
 		}
 		done++;
+		progress_tick();
 		if (done >= config->min_batches && bench_now_ns() > deadline)
 			break;
 	}
 	for (unsigned i = 0; i < count; i++) {
 		summarize(slots[i].means, done, slots[i].per_batch, slots[i].out);
+		slots[i].out->batch_ns = batch_ns;
 		free(slots[i].means);
 	}
 }
