@@ -20,7 +20,7 @@ static const char usage[] =
 	"Measures ns per call of each function through four paths: libvdsokit (what\n"
 	"the library chooses), the raw vDSO pointer, the libc, and the raw syscall.\n"
 	"Each figure is the median of at least 31 batch means: every function and\n"
-	"path is warmed up and calibrated to batches of ~50 µs, then the batches run\n"
+	"path is warmed up and calibrated to batches of ~50 us, then the batches run\n"
 	"in rounds over all of them until the budget is spent.  Min and 90th\n"
 	"percentile of the batch means and the number of calls are in --detail,\n"
 	"--json and --csv.  Speedup = syscall median / libvdsokit median.  The floor\n"
@@ -33,13 +33,13 @@ static const char usage[] =
 	"  --svg FILE        also write a bar chart (log scale) to FILE\n"
 	"  --time SECONDS    how long the measurement takes, default 3 (at least\n"
 	"                    31 batches per path are always taken; past 4000\n"
-	"                    rounds the batches grow longer than 50 µs instead;\n"
+	"                    rounds the batches grow longer than 50 us instead;\n"
 	"                    --latency adds its own time)\n"
 	"  --functions LIST  comma-separated: clock_gettime, clock_getres,\n"
 	"                    gettimeofday, time, getcpu, thread_pointer (tp),\n"
 	"                    getrandom; default all\n"
 	"  --clocks LIST     clock ids for clock_gettime/clock_getres, by name\n"
-	"                    (MONOTONIC, CLOCK_TAI …) or number; default 0-11 and\n"
+	"                    (MONOTONIC, CLOCK_TAI ...) or number; default 0-11 and\n"
 	"                    100 (an invalid id)\n"
 	"  --cpu N           pin to CPU N (default: the CPU it starts on; -1: no pinning)\n"
 	"  --detail          text: add the per-path table (min, p90, calls, batches)\n"
@@ -390,8 +390,9 @@ static void print_header(FILE *out, const struct bench_run *run)
 	if (run->init_result)
 		fprintf(out, "no usable vDSO (%s): the library takes the syscall everywhere\n",
 			strerror(-run->init_result));
-	fprintf(out, "method: median of batch means, batches of ~%.0f µs in rounds over "
-		"all paths, >= %u each; ", run->batch_ns / 1e3, run->config.min_batches);
+	fprintf(out, "method: median of batch means, batches of ~%.0f %ss in rounds over "
+		"all paths, >= %u each; ", run->batch_ns / 1e3, cli_micro_sign(),
+		run->config.min_batches);
 	if (run->cpu >= 0)
 		fprintf(out, "pinned to CPU %d; ", run->cpu);
 	else

@@ -316,7 +316,16 @@ int svg_write_chart_file(const char *cmd, const char *path, const struct bar_cha
 /* Formatting                                                              */
 /* ---------------------------------------------------------------------- */
 
-/* "0.42 ns", "33.1 ns", "182 ns", "1.91 µs", "12.3 ms"; "-" for NaN. */
+/*
+ * Whether text for people may hold UTF-8: the codeset of the environment's
+ * LC_CTYPE (LC_ALL=C: no).  Where it may not, µ is "u" and × is "x".
+ * JSON and SVG are UTF-8 whatever the locale.
+ */
+bool cli_text_utf8(void);
+const char *cli_micro_sign(void);   /* "µ" or "u" */
+const char *cli_times_sign(void);   /* "×" or "x" */
+
+/* "0.42 ns", "33.1 ns", "182 ns", "1.91 µs" ("1.91 us"), "12.3 ms"; "-" for NaN. */
 /*
  * value with 2, 1 or 0 decimals as it is below 10, 100 or above (from 1e15
  * on, 3 significant digits with an exponent: "1e+300"), then unit; "-" if

@@ -215,12 +215,13 @@ static void print_verdict(const struct host_facts *h, const struct quick_row *ro
 		return;
 	printf("\n");
 	if (ratio >= 2)
-		printf("Verdict: clock_gettime(MONOTONIC) runs in user space, %.0f× faster than "
-		       "the syscall.\n", ratio);
+		printf("Verdict: clock_gettime(MONOTONIC) runs in user space, %.0f%s faster than "
+		       "the syscall.\n", ratio, cli_times_sign());
 	else
 		printf("Verdict: clock_gettime(MONOTONIC) costs about as much as the syscall "
-		       "(%.1f×):\nthe vDSO is missing or falls back to the kernel (clocksource "
-		       "%s?). Run `vdsokit doctor`.\n", ratio, h->clocksource[0] ? h->clocksource : "unknown");
+		       "(%.1f%s):\nthe vDSO is missing or falls back to the kernel (clocksource "
+		       "%s?). Run `vdsokit doctor`.\n", ratio, cli_times_sign(),
+		       h->clocksource[0] ? h->clocksource : "unknown");
 }
 
 static void report_json(const struct host_facts *h, int init_result,
