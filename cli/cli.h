@@ -493,8 +493,31 @@ double bench_now_ns(void);
 /* ---------------------------------------------------------------------- */
 
 /*
- * ELF header facts, build-id, hash tables, version definitions and every
- * dynamic symbol, in readelf's words (FUNC, GLOBAL, UND, name@@VERSION).
+ * The version needs (DT_VERNEED) of an image (verneed.c): what libvdsokit's
+ * parser leaves out, since a vDSO needs no other library, read with the
+ * same bounds checks for inspect of any shared object.
+ */
+#define IMAGE_VERNEED_MAX 512
+struct image_verneed {
+	unsigned index;            /* vna_other: the versym index that names it */
+	unsigned flags;            /* vna_flags                                 */
+	uint32_t hash;             /* vna_hash                                  */
+	const char *name;          /* GLIBC_2.2.5                               */
+	const char *file;          /* vn_file: libc.so.6                        */
+};
+struct image_verneeds {
+	bool present;              /* DT_VERNEED is there                       */
+	unsigned files, count, dropped; /* dropped: past IMAGE_VERNEED_MAX     */
+	struct image_verneed items[IMAGE_VERNEED_MAX];
+};
+/* 0 (present false when none), or -1 when the table is malformed. */
+int image_verneed_read(const struct vdsokit_image *img, struct image_verneeds *out);
+const struct image_verneed *image_verneed_find(const struct image_verneeds *v, int index);
+
+/*
+ * ELF header facts, build-id, hash tables, version definitions and needs,
+ * and every dynamic symbol, in readelf's words (FUNC, GLOBAL, UND,
+ * name@@VERSION, and name@VERSION for a version needed from a library).
  */
 void image_print_text(FILE *out, const struct vdsokit_image *img);
 /* The same as members ("elf", "build_id", "hash_tables", …) of the open object. */
