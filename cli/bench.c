@@ -20,7 +20,7 @@ static const char usage[] =
 	"Measures ns per call of each function through four paths: libvdsokit (what\n"
 	"the library chooses), the raw vDSO pointer, the libc, and the raw syscall.\n"
 	"Each figure is the median of at least 31 batch means: every function and\n"
-	"path is warmed up and calibrated to batches of ~50 µs, then the batches run\n"
+	"path is warmed up and calibrated to batches of ~50 us, then the batches run\n"
 	"in rounds over all of them until the budget is spent.  Min and 90th\n"
 	"percentile of the batch means and the number of calls are in --detail,\n"
 	"--json and --csv.  Speedup = syscall median / libvdsokit median.  The floor\n"
@@ -31,13 +31,15 @@ static const char usage[] =
 	"  --json            JSON on stdout (docs/json.md, schema vdsokit-bench)\n"
 	"  --csv             CSV on stdout, one line per function, clock and path\n"
 	"  --svg FILE        also write a bar chart (log scale) to FILE\n"
-	"  --time SECONDS    total time budget, default 3 (at least 31 batches\n"
-	"                    per path are always taken)\n"
+	"  --time SECONDS    how long the measurement takes, default 3 (at least\n"
+	"                    31 batches per path are always taken; past 4000\n"
+	"                    rounds the batches grow longer than 50 us instead;\n"
+	"                    --latency adds its own time)\n"
 	"  --functions LIST  comma-separated: clock_gettime, clock_getres,\n"
 	"                    gettimeofday, time, getcpu, thread_pointer (tp),\n"
 	"                    getrandom; default all\n"
 	"  --clocks LIST     clock ids for clock_gettime/clock_getres, by name\n"
-	"                    (MONOTONIC, CLOCK_TAI …) or number; default 0-11 and\n"
+	"                    (MONOTONIC, CLOCK_TAI ...) or number; default 0-11 and\n"
 	"                    100 (an invalid id)\n"
 	"  --cpu N           pin to CPU N (default: the CPU it starts on; -1: no pinning)\n"
 	"  --detail          text: add the per-path table (min, p90, calls, batches)\n"
@@ -83,6 +85,7 @@ struct bench_run {
 	int cpu;               /* pinned CPU, -1 if not pinned */
 	bool latency;          /* latency[] measured */
 	double budget_s, elapsed_s;
+	double batch_ns;       /* the batch length aimed at: longer for long budgets */
 	struct bench_config config;
 };
 
@@ -241,22 +244,28 @@ static void add_row(struct bench_run *run, enum vdsokit_func fn, long arg)
 	struct bench_row *row = &run->rows[run->row_count++];
 	memset(row, 0, sizeof(*row));
 	bench_case_init(&row->c, fn, arg);
-	row->route_known = vdsokit_path_of(fn, (clockid_t)arg, &row->route) == 0;
+	row->route_known = bench_case_path(&row->c, &row->route) == 0;
 }
 
 static void build_rows(struct bench_run *run, const struct bench_options *o)
 {
 	static const enum vdsokit_func clock_functions[] = { VDSOKIT_FN_CLOCK_GETTIME,
 							   VDSOKIT_FN_CLOCK_GETRES };
-	static const enum vdsokit_func plain_functions[] = { VDSOKIT_FN_GETTIMEOFDAY, VDSOKIT_FN_TIME,
-							   VDSOKIT_FN_GETCPU, VDSOKIT_FN_THREAD_POINTER };
 	for (unsigned f = 0; f < 2; f++)
 		if (o->functions[clock_functions[f]])
 			for (unsigned k = 0; k < o->clock_count; k++)
 				add_row(run, clock_functions[f], o->clocks[k]);
-	for (unsigned f = 0; f < 4; f++)
-		if (o->functions[plain_functions[f]])
-			add_row(run, plain_functions[f], 0);
+	if (o->functions[VDSOKIT_FN_GETTIMEOFDAY])
+		add_row(run, VDSOKIT_FN_GETTIMEOFDAY, 0);
+	if (o->functions[VDSOKIT_FN_TIME])
+		add_row(run, VDSOKIT_FN_TIME, 0);
+	if (o->functions[VDSOKIT_FN_GETCPU]) {
+		/* Asking for the node may take another path: each is its own row. */
+		add_row(run, VDSOKIT_FN_GETCPU, BENCH_GETCPU_CPU);
+		add_row(run, VDSOKIT_FN_GETCPU, BENCH_GETCPU_NODE);
+	}
+	if (o->functions[VDSOKIT_FN_THREAD_POINTER])
+		add_row(run, VDSOKIT_FN_THREAD_POINTER, 0);
 	if (o->functions[VDSOKIT_FN_GETRANDOM])
 		for (unsigned i = 0; i < sizeof(getrandom_lengths) / sizeof(getrandom_lengths[0]); i++)
 			add_row(run, VDSOKIT_FN_GETRANDOM, getrandom_lengths[i]);
@@ -287,8 +296,10 @@ static void run_crosschecks(struct bench_run *run)
 			check->row = row;
 			check->path = paths[p];
 			check->calls = calls < 1000 ? 1000 : (uint64_t)calls;
-			for (unsigned k = 0; k < CROSSCHECK_LOOPS; k++)
+			for (unsigned k = 0; k < CROSSCHECK_LOOPS; k++) {
 				loops[k] = bench_plain_loop_ns(&row->c, paths[p], check->calls);
+				progress_tick();
+			}
 			check->plain_ns = loops[0];
 			for (unsigned k = 1; k < CROSSCHECK_LOOPS; k++)
 				if (loops[k] < check->plain_ns)
@@ -328,6 +339,8 @@ static int measure(struct bench_run *run, const struct bench_options *o)
 	run->config.min_batches = MIN_BATCHES;
 	run->config.max_batches = MAX_BATCHES;
 	run->config.seconds = o->budget_s * 0.02;
+	progress_begin("bench", o->budget_s);
+	progress_phase("the floor");
 	bench_measure_floor(&run->config, &run->floor);
 
 	static struct bench_case cases[MAX_CASES];
@@ -337,21 +350,33 @@ static int measure(struct bench_run *run, const struct bench_options *o)
 		cases[i] = run->rows[i].c;
 	double left = start + o->budget_s * 0.96 * 1e9 - bench_now_ns();
 	run->config.seconds = left > 0 ? left / 1e9 : 0;
+	progress_phase("%u calls x %d paths", run->row_count, BENCH_PATH_COUNT);
 	bench_measure_cases(cases, run->row_count, wanted, &run->config, results);
-	for (unsigned i = 0; i < run->row_count; i++)
+	for (unsigned i = 0; i < run->row_count; i++) {
 		memcpy(run->rows[i].r, results[i], sizeof(results[i]));
+		for (unsigned p = 0; p < BENCH_PATH_COUNT; p++)
+			if (results[i][p].available && results[i][p].batch_ns > run->batch_ns)
+				run->batch_ns = results[i][p].batch_ns;
+	}
+	progress_phase("cross-check");
 	run_crosschecks(run);
 	if (o->latency && !latency_supported())
 		cli_warning("bench", "--latency needs an invariant TSC with rdtscp (x86): left out");
 	else if (o->latency) {
 		run->latency = true;
+		progress_phase("latency, %d single calls per path", LATENCY_SAMPLES);
 		for (unsigned i = 0; i < run->row_count; i++)
 			for (unsigned p = 0; p < BENCH_PATH_COUNT; p++)
-				if (run->rows[i].r[p].available && !run->rows[i].r[p].refused)
+				if (run->rows[i].r[p].available && !run->rows[i].r[p].refused) {
 					latency_measure(&run->rows[i].c, p, LATENCY_SAMPLES,
 							&run->rows[i].latency[p]);
+					progress_tick();
+				}
 	}
+	progress_end();
 	run->elapsed_s = (bench_now_ns() - start) / 1e9;
+	if (!(run->batch_ns > 0))
+		run->batch_ns = run->config.batch_ns;
 	return 0;
 }
 
@@ -369,8 +394,9 @@ static void print_header(FILE *out, const struct bench_run *run)
 	if (run->init_result)
 		fprintf(out, "no usable vDSO (%s): the library takes the syscall everywhere\n",
 			strerror(-run->init_result));
-	fprintf(out, "method: median of batch means, batches of ~%.0f µs in rounds over "
-		"all paths, >= %u each; ", run->config.batch_ns / 1e3, run->config.min_batches);
+	fprintf(out, "method: median of batch means, batches of ~%.0f %ss in rounds over "
+		"all paths, >= %u each; ", run->batch_ns / 1e3, cli_micro_sign(),
+		run->config.min_batches);
 	if (run->cpu >= 0)
 		fprintf(out, "pinned to CPU %d; ", run->cpu);
 	else
@@ -578,7 +604,8 @@ static void print_json(FILE *out, const struct bench_run *run)
 	json_kv_string(&w, "statistic", "median, min and p90 of batch means");
 	json_kv_double(&w, "budget_s", run->budget_s);
 	json_kv_double(&w, "elapsed_s", run->elapsed_s);
-	json_kv_double(&w, "batch_target_ns", run->config.batch_ns);
+	json_kv_double(&w, "batch_target_ns", run->batch_ns);
+	json_kv_uint(&w, "max_batches", run->config.max_batches);
 	json_kv_uint(&w, "min_batches", run->config.min_batches);
 	json_kv_bool(&w, "interleaved", true);
 	json_kv_string(&w, "vdso_column", vdso_column_note());
@@ -607,6 +634,8 @@ static void print_json(FILE *out, const struct bench_run *run)
 		}
 		if (row->c.func == VDSOKIT_FN_GETRANDOM)
 			json_kv_int(&w, "length", row->c.arg);
+		if (row->c.func == VDSOKIT_FN_GETCPU)
+			json_kv_bool(&w, "node", row->c.arg == BENCH_GETCPU_NODE);
 		if (row->route_known) {
 			json_kv_string(&w, "route", vdsokit_route_name(row->route.route));
 			/* Not "fast path" for a call that fails. */

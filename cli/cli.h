@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "vdsokit.h"
 
@@ -51,6 +52,22 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 /* "vdsokit CMD: warning: ...": something was skipped but the run goes on. */
 void cli_warning(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+/*
+ * Progress of long work (progress.c): one line on stderr that is redrawn
+ * in place, only when stderr is a terminal; nothing at all otherwise.
+ * begin names the command and the expected seconds; phase says what runs
+ * now (printf format); tick redraws at most five times a second; end
+ * clears the line.  cli_error/cli_warning clear it before they print.
+ */
+void progress_begin(const char *cmd, double total_s);
+void progress_phase(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void progress_tick(void);
+bool progress_active(void);
+/* waitpid(pid, status, 0) past EINTR, drawing meanwhile when active. */
+pid_t progress_waitpid(pid_t pid, int *status);
+void progress_clear(void);
+void progress_end(void);
 
 /* ---------------------------------------------------------------------- */
 /* Option parsing                                                          */
@@ -299,7 +316,16 @@ int svg_write_chart_file(const char *cmd, const char *path, const struct bar_cha
 /* Formatting                                                              */
 /* ---------------------------------------------------------------------- */
 
-/* "0.42 ns", "33.1 ns", "182 ns", "1.91 µs", "12.3 ms"; "-" for NaN. */
+/*
+ * Whether text for people may hold UTF-8: the codeset of the environment's
+ * LC_CTYPE (LC_ALL=C: no).  Where it may not, µ is "u" and × is "x".
+ * JSON and SVG are UTF-8 whatever the locale.
+ */
+bool cli_text_utf8(void);
+const char *cli_micro_sign(void);   /* "µ" or "u" */
+const char *cli_times_sign(void);   /* "×" or "x" */
+
+/* "0.42 ns", "33.1 ns", "182 ns", "1.91 µs" ("1.91 us"), "12.3 ms"; "-" for NaN. */
 /*
  * value with 2, 1 or 0 decimals as it is below 10, 100 or above (from 1e15
  * on, 3 significant digits with an exponent: "1e+300"), then unit; "-" if
@@ -451,17 +477,36 @@ struct bench_result {
 	uint64_t calls;            /* timed calls, all batches               */
 	unsigned batches;
 	uint64_t calls_per_batch;
+	double batch_ns;           /* the batch length aimed at (see below)  */
 };
 
+/*
+ * The rounds go on until `seconds` are spent.  A budget that holds more
+ * than max_batches rounds of batch_ns gets longer batches instead (so
+ * that at most max_batches means per path are kept, and a little more
+ * when the calibration ran short): the run still takes the time asked for.
+ */
 struct bench_config {
 	double seconds;            /* wall-clock budget of one measuring call */
-	double batch_ns;           /* calibrated batch duration (50–200 µs)   */
-	unsigned min_batches;      /* at least 31                             */
-	unsigned max_batches;
+	double batch_ns;           /* shortest calibrated batch (50 µs)       */
+	unsigned min_batches;      /* at least 31, even past the budget       */
+	unsigned max_batches;      /* means kept per path (batches lengthen)  */
 };
 
-/* Label and argument for func (arg: clock id, or getrandom length). */
+/*
+ * getcpu's arg: the CPU alone (vdsokit_getcpu(&cpu, NULL), libc
+ * sched_getcpu()) or the CPU and node (getcpu(&cpu, &node) everywhere),
+ * labelled "getcpu(cpu)" and "getcpu(cpu+node)".
+ */
+enum { BENCH_GETCPU_CPU = 0, BENCH_GETCPU_NODE = 1 };
+
+/* Label and argument for func (arg: clock id, getrandom length, getcpu's BENCH_GETCPU_*). */
 void bench_case_init(struct bench_case *c, enum vdsokit_func func, long arg);
+/*
+ * vdsokit_path_of for what the case calls: for getcpu(cpu+node) on an rseq
+ * area without node_id, the vDSO entry or syscall that call takes, not rseq.
+ */
+int bench_case_path(const struct bench_case *c, struct vdsokit_path *p);
 /*
  * Measures the wanted paths of `count` cases within config->seconds: all
  * calibrated first, then in rounds of one batch per case and path, so that
@@ -500,8 +545,31 @@ double bench_now_ns(void);
 /* ---------------------------------------------------------------------- */
 
 /*
- * ELF header facts, build-id, hash tables, version definitions and every
- * dynamic symbol, in readelf's words (FUNC, GLOBAL, UND, name@@VERSION).
+ * The version needs (DT_VERNEED) of an image (verneed.c): what libvdsokit's
+ * parser leaves out, since a vDSO needs no other library, read with the
+ * same bounds checks for inspect of any shared object.
+ */
+#define IMAGE_VERNEED_MAX 512
+struct image_verneed {
+	unsigned index;            /* vna_other: the versym index that names it */
+	unsigned flags;            /* vna_flags                                 */
+	uint32_t hash;             /* vna_hash                                  */
+	const char *name;          /* GLIBC_2.2.5                               */
+	const char *file;          /* vn_file: libc.so.6                        */
+};
+struct image_verneeds {
+	bool present;              /* DT_VERNEED is there                       */
+	unsigned files, count, dropped; /* dropped: past IMAGE_VERNEED_MAX     */
+	struct image_verneed items[IMAGE_VERNEED_MAX];
+};
+/* 0 (present false when none), or -1 when the table is malformed. */
+int image_verneed_read(const struct vdsokit_image *img, struct image_verneeds *out);
+const struct image_verneed *image_verneed_find(const struct image_verneeds *v, int index);
+
+/*
+ * ELF header facts, build-id, hash tables, version definitions and needs,
+ * and every dynamic symbol, in readelf's words (FUNC, GLOBAL, UND,
+ * name@@VERSION, and name@VERSION for a version needed from a library).
  */
 void image_print_text(FILE *out, const struct vdsokit_image *img);
 /* The same as members ("elf", "build_id", "hash_tables", …) of the open object. */

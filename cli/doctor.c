@@ -755,8 +755,8 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 				 "the vDSO is %s cheaper", a, b, fmt_ratio(x, sizeof(x), cs->ratio));
 		else if (cs->ratio >= 1)
 			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
-				 "the vDSO is only %s cheaper (below %.0f×): it costs a syscall", a, b,
-				 fmt_ratio(x, sizeof(x), cs->ratio), FALLBACK_RATIO);
+				 "the vDSO is only %s cheaper (below %.0f%s): it costs a syscall", a, b,
+				 fmt_ratio(x, sizeof(x), cs->ratio), FALLBACK_RATIO, cli_times_sign());
 		else
 			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
 				 "the vDSO is %s slower than the syscall", a, b,

@@ -1,16 +1,48 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Numbers and names as people read them: durations with their unit, ratios
- * with a ×, clock ids by name.
+ * with a times sign (µs and × in a UTF-8 locale, us and x in any other),
+ * clock ids by name.
  */
 #include <ctype.h>
 #include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "cli.h"
+
+/*
+ * The environment's LC_CTYPE codeset, read once: setlocale(LC_CTYPE, "")
+ * for nl_langinfo(CODESET), then the locale put back, so that nothing
+ * else the tool does changes with the environment.
+ */
+bool cli_text_utf8(void)
+{
+	static int utf8 = -1;
+	if (utf8 < 0) {
+		const char *current = setlocale(LC_CTYPE, NULL);
+		char saved[128] = "C";
+		if (current)
+			snprintf(saved, sizeof(saved), "%s", current);
+		utf8 = setlocale(LC_CTYPE, "") && strcmp(nl_langinfo(CODESET), "UTF-8") == 0;
+		setlocale(LC_CTYPE, saved);
+	}
+	return utf8;
+}
+
+const char *cli_micro_sign(void)
+{
+	return cli_text_utf8() ? "\u00b5" : "u";
+}
+
+const char *cli_times_sign(void)
+{
+	return cli_text_utf8() ? "\u00d7" : "x";
+}
 
 const char *fmt_3_digits(char *buf, size_t size, double value, const char *unit)
 {
@@ -32,7 +64,7 @@ const char *fmt_duration_ns(char *buf, size_t size, double ns)
 	if (!isfinite(ns) || ns < 1e3)
 		return fmt_3_digits(buf, size, ns, " ns");
 	if (ns < 1e6)
-		snprintf(buf, size, "%.3g µs", ns / 1e3);
+		snprintf(buf, size, "%.3g %ss", ns / 1e3, cli_micro_sign());
 	else if (ns < 1e9)
 		snprintf(buf, size, "%.3g ms", ns / 1e6);
 	else
@@ -42,7 +74,7 @@ const char *fmt_duration_ns(char *buf, size_t size, double ns)
 
 const char *fmt_ratio(char *buf, size_t size, double ratio)
 {
-	return fmt_3_digits(buf, size, ratio > 0 ? ratio : NAN, "×");
+	return fmt_3_digits(buf, size, ratio > 0 ? ratio : NAN, cli_times_sign());
 }
 
 /* Clock ids are kernel ABI (include/uapi/linux/time.h), the same on every arch. */

@@ -22,6 +22,32 @@ static const char *machine_label(const struct vdsokit_image *img)
 	return name ? name : "unknown machine";
 }
 
+/* The image's version needs: static (20 KiB), read by one printer at a time. */
+static const struct image_verneeds *read_needs(const struct vdsokit_image *img, bool *malformed)
+{
+	static struct image_verneeds needs;
+	*malformed = image_verneed_read(img, &needs) != 0;
+	return &needs;
+}
+
+/*
+ * readelf's name for a symbol: name@@VERSION or name@VERSION for a version
+ * this image defines, name@VERSION for one it needs from a library (the
+ * parser knows only the definitions: a needed index comes back unnamed).
+ */
+static const char *symbol_name(const struct vdsokit_symbol *sym, const struct image_verneeds *needs,
+			       char *buf, size_t size, const struct image_verneed **need)
+{
+	*need = NULL;
+	if (!sym->version && sym->version_index > 1)
+		*need = image_verneed_find(needs, sym->version_index);
+	if (*need) {
+		snprintf(buf, size, "%s@%s", sym->name ? sym->name : "", (*need)->name);
+		return buf;
+	}
+	return elf_versioned_name(sym, buf, size);
+}
+
 void image_print_text(FILE *out, const struct vdsokit_image *img)
 {
 	char a[32], b[32], c[32], name[512];
@@ -42,8 +68,16 @@ void image_print_text(FILE *out, const struct vdsokit_image *img)
 			img->flags & VDSOKIT_IMAGE_HAS_SYSV_HASH ? "," : "", img->gnu_nbucket,
 			img->gnu_symoffset, img->gnu_bloom_size, img->gnu_bloom_shift);
 	fputc('\n', out);
-	fprintf(out, "versions:     %s, %u definitions\n",
+	bool needs_malformed;
+	const struct image_verneeds *needs = read_needs(img, &needs_malformed);
+	fprintf(out, "versions:     %s, %u definitions",
 		img->flags & VDSOKIT_IMAGE_HAS_VERSYM ? "DT_VERSYM" : "no DT_VERSYM", img->verdef_count);
+	if (needs_malformed)
+		fprintf(out, ", DT_VERNEED malformed: versions of undefined symbols not shown");
+	else if (needs->present)
+		fprintf(out, ", %u needed from %u %s", needs->count + needs->dropped, needs->files,
+			needs->files == 1 ? "library" : "libraries");
+	fputc('\n', out);
 
 	if (img->verdef_count) {
 		static const char *const headers[] = { "index", "flags", "hash", "name", "parent" };
@@ -70,6 +104,29 @@ void image_print_text(FILE *out, const struct vdsokit_image *img)
 		table_free(&t);
 	}
 
+	if (!needs_malformed && needs->count) {
+		static const char *const need_headers[] = { "index", "flags", "hash", "name", "file" };
+		static const enum table_align need_align[] = { TABLE_RIGHT, TABLE_LEFT, TABLE_LEFT,
+							       TABLE_LEFT, TABLE_LEFT };
+		struct table t;
+		table_init(&t, 5, need_headers, need_align);
+		for (unsigned i = 0; i < needs->count; i++) {
+			const struct image_verneed *v = &needs->items[i];
+			table_row(&t);
+			table_cellf(&t, "%u", v->index);
+			table_cell(&t, elf_verdef_flag_names(v->flags, a, sizeof(a)));
+			table_cellf(&t, "0x%08x", v->hash);
+			table_cell(&t, v->name);
+			table_cell(&t, v->file);
+		}
+		fprintf(out, "\nversion needs (%u", needs->count);
+		if (needs->dropped)
+			fprintf(out, "; %u more not shown", needs->dropped);
+		fprintf(out, "):\n");
+		table_print(&t, out, "  ");
+		table_free(&t);
+	}
+
 	static const char *const headers[] = { "num", "value", "size", "type", "bind", "vis",
 					       "ndx", "name" };
 	static const enum table_align align[] = { TABLE_RIGHT, TABLE_LEFT, TABLE_RIGHT,
@@ -92,7 +149,8 @@ void image_print_text(FILE *out, const struct vdsokit_image *img)
 		table_cell(&t, elf_bind_name(sym.bind, b, sizeof(b)));
 		table_cell(&t, elf_visibility_name(sym.visibility));
 		table_cell(&t, elf_section_name(sym.shndx, c, sizeof(c)));
-		table_cell(&t, elf_versioned_name(&sym, name, sizeof(name)));
+		const struct image_verneed *need;
+		table_cell(&t, symbol_name(&sym, needs, name, sizeof(name), &need));
 	}
 	fprintf(out, "\ndynamic symbols (%u):\n", img->symbol_count);
 	table_print(&t, out, "  ");
@@ -143,6 +201,30 @@ void image_print_json(struct json_writer *w, const struct vdsokit_image *img)
 	json_object_end(w);
 	json_kv_bool(w, "versym", img->flags & VDSOKIT_IMAGE_HAS_VERSYM);
 
+	bool needs_malformed;
+	const struct image_verneeds *needs = read_needs(img, &needs_malformed);
+	json_key(w, "version_needs");
+	if (needs_malformed) {
+		json_null(w);
+		json_kv_string(w, "version_needs_error", "DT_VERNEED malformed: versions of "
+			       "undefined symbols not shown");
+	} else {
+		json_array_begin(w);
+		for (unsigned i = 0; i < needs->count; i++) {
+			const struct image_verneed *v = &needs->items[i];
+			json_object_begin(w);
+			json_kv_uint(w, "index", v->index);
+			json_kv_uint(w, "flags", v->flags);
+			json_kv_hex(w, "hash", v->hash);
+			json_kv_string(w, "name", v->name);
+			json_kv_string(w, "file", v->file);
+			json_object_end(w);
+		}
+		json_array_end(w);
+		if (needs->dropped)
+			json_kv_uint(w, "version_needs_not_shown", needs->dropped);
+	}
+
 	json_key(w, "version_definitions");
 	json_array_begin(w);
 	for (uint32_t i = 0; i < img->verdef_count; i++) {
@@ -175,11 +257,15 @@ void image_print_json(struct json_writer *w, const struct vdsokit_image *img)
 			json_object_end(w);
 			continue;
 		}
+		const struct image_verneed *need;
+		symbol_name(&sym, needs, name, sizeof(name), &need);
 		json_kv_string(w, "name", sym.name ? sym.name : "");
-		json_kv_string(w, "version", sym.version);
+		json_kv_string(w, "version", need ? need->name : sym.version);
+		if (need)
+			json_kv_string(w, "version_file", need->file);
 		json_kv_int(w, "version_index", sym.version_index);
 		json_kv_bool(w, "version_hidden", sym.version_hidden);
-		json_kv_string(w, "versioned_name", elf_versioned_name(&sym, name, sizeof(name)));
+		json_kv_string(w, "versioned_name", name);
 		json_kv_hex(w, "value", sym.value);
 		json_kv_uint(w, "size", sym.size);
 		json_kv_hex(w, "offset", sym.offset);

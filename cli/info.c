@@ -13,7 +13,7 @@ static const char usage[] =
 	"Usage: vdsokit info [--json]\n"
 	"\n"
 	"Shows this process's vDSO: its address range and size, the data pages\n"
-	"beside it ([vvar], [vvar_vclock] … from /proc/self/maps), ELF class,\n"
+	"beside it ([vvar], [vvar_vclock] ... from /proc/self/maps), ELF class,\n"
 	"machine and byte order, build-id, hash tables, version definitions, every\n"
 	"dynamic symbol, and which symbol each libvdsokit function uses.\n"
 	"\n"

@@ -17,7 +17,7 @@ static const char usage[] =
 	"architecture and byte order: ELF class, machine, byte order, build-id,\n"
 	"hash tables, version definitions and every dynamic symbol (readelf's\n"
 	"spelling: compare with `readelf --dyn-syms -V FILE`).  FILE may be `-`\n"
-	"for stdin.  A file the parser rejects (not ELF, truncated, …) is an\n"
+	"for stdin.  A file the parser rejects (not ELF, truncated, ...) is an\n"
 	"input error: the reason on stderr, exit status 2.\n"
 	"\n"
 	"Options:\n"

@@ -59,9 +59,34 @@ void bench_case_init(struct bench_case *c, enum vdsokit_func func, long arg)
 	case VDSOKIT_FN_GETRANDOM:
 		snprintf(c->label, sizeof(c->label), "%s(%ld)", cli_func_name(func), arg);
 		break;
+	case VDSOKIT_FN_GETCPU:
+		/* No comma: labels go into CSV unquoted. */
+		snprintf(c->label, sizeof(c->label), "%s(%s)", cli_func_name(func),
+			 arg == BENCH_GETCPU_NODE ? "cpu+node" : "cpu");
+		break;
 	default:
 		snprintf(c->label, sizeof(c->label), "%s", cli_func_name(func));
 	}
+}
+
+int bench_case_path(const struct bench_case *c, struct vdsokit_path *p)
+{
+	int r = vdsokit_path_of(c->func, (clockid_t)c->arg, p);
+	if (r != 0 || c->func != VDSOKIT_FN_GETCPU || p->route != VDSOKIT_ROUTE_RSEQ)
+		return r;
+	/*
+	 * path_of's getcpu route is the CPU's; its symbol and syscall are what
+	 * a call that asks for the node takes when the rseq area has no
+	 * node_id (vdsokit_getcpu: the vDSO entry, else the syscall).
+	 */
+	if (c->arg == BENCH_GETCPU_NODE && p->reason == VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY) {
+		p->route = p->symbol ? VDSOKIT_ROUTE_VDSO : VDSOKIT_ROUTE_SYSCALL;
+	} else {
+		/* One load from the rseq area: no symbol is called. */
+		p->symbol = p->version = NULL;
+		p->address = NULL;
+	}
+	return 0;
 }
 
 double bench_now_ns(void)
@@ -131,11 +156,21 @@ DEFINE_LOOP(loop_raw_time, int64_t t, vdsokit_time_via(VDSOKIT_VIA_VDSO, &t))
 DEFINE_LOOP(loop_libc_time, time_t t, time(&t))
 DEFINE_LOOP(loop_sys_time, int64_t t, vdsokit_time_via(VDSOKIT_VIA_SYSCALL, &t))
 
-DEFINE_LOOP(loop_lib_getcpu, unsigned cpu; unsigned node, vdsokit_getcpu(&cpu, &node))
-DEFINE_LOOP(loop_raw_getcpu, unsigned cpu; unsigned node,
-	    vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, &node))
+/*
+ * getcpu comes twice, because asking for the node can take another path
+ * (an rseq area with cpu_id but no node_id): the CPU alone, against glibc's
+ * sched_getcpu(), and the CPU and node, against glibc's getcpu().
+ */
+DEFINE_LOOP(loop_lib_getcpu, unsigned cpu, vdsokit_getcpu(&cpu, NULL))
+DEFINE_LOOP(loop_raw_getcpu, unsigned cpu, vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, NULL))
 DEFINE_LOOP(loop_libc_getcpu, int cpu, cpu = sched_getcpu(); KEEP(cpu))
-DEFINE_LOOP(loop_sys_getcpu, unsigned cpu; unsigned node,
+DEFINE_LOOP(loop_sys_getcpu, unsigned cpu, vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &cpu, NULL))
+
+DEFINE_LOOP(loop_lib_getcpu_node, unsigned cpu; unsigned node, vdsokit_getcpu(&cpu, &node))
+DEFINE_LOOP(loop_raw_getcpu_node, unsigned cpu; unsigned node,
+	    vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, &node))
+DEFINE_LOOP(loop_libc_getcpu_node, unsigned cpu; unsigned node, getcpu(&cpu, &node))
+DEFINE_LOOP(loop_sys_getcpu_node, unsigned cpu; unsigned node,
 	    vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &cpu, &node))
 
 DEFINE_LOOP(loop_lib_getrandom, , vdsokit_getrandom(random_buffer, (size_t)arg, 0))
@@ -205,6 +240,8 @@ DEFINE_LOOP(loop_bare_time64, bare_time64_fn *f = BARE(bare_time64_fn, VDSOKIT_F
 DEFINE_LOOP(loop_bare_time32, bare_time32_fn *f = BARE(bare_time32_fn, VDSOKIT_FN_TIME);
 	    int32_t t, t = f(NULL); KEEP(t))
 DEFINE_LOOP(loop_bare_getcpu, bare_getcpu_fn *f = BARE(bare_getcpu_fn, VDSOKIT_FN_GETCPU);
+	    unsigned cpu, f(&cpu, NULL, NULL))
+DEFINE_LOOP(loop_bare_getcpu_node, bare_getcpu_fn *f = BARE(bare_getcpu_fn, VDSOKIT_FN_GETCPU);
 	    unsigned cpu; unsigned node, f(&cpu, &node, NULL))
 
 /* One bare call, as probe() reports it: 0 / -errno, the cpu, or -ENOSYS: no entry. */
@@ -227,7 +264,8 @@ static long bare_probe(const struct bench_case *c)
 		return t < 0 && t >= -4095 ? (long)t : 0;
 	}
 	case VDSOKIT_FN_GETCPU: {
-		int r = ((bare_getcpu_fn *)entry)(&cpu, &node, NULL);
+		int r = ((bare_getcpu_fn *)entry)(&cpu, c->arg == BENCH_GETCPU_NODE ? &node : NULL,
+						  NULL);
 		return r == 0 ? (long)cpu : r;
 	}
 	default:
@@ -258,8 +296,16 @@ static bench_loop *const loops[VDSOKIT_FN_COUNT][BENCH_PATH_COUNT] = {
 	[VDSOKIT_FN_THREAD_POINTER] = { loop_lib_tp, loop_raw_tp, loop_libc_tp, loop_sys_tp },
 };
 
-static bench_loop *loop_for(enum vdsokit_func fn, enum bench_path path)
+static bench_loop *const getcpu_node_loops[BENCH_PATH_COUNT] = {
+	loop_lib_getcpu_node, loop_raw_getcpu_node, loop_libc_getcpu_node, loop_sys_getcpu_node,
+};
+
+static bench_loop *loop_for(const struct bench_case *c, enum bench_path path)
 {
+	enum vdsokit_func fn = c->func;
+	if (fn == VDSOKIT_FN_GETCPU && c->arg == BENCH_GETCPU_NODE)
+		return path == BENCH_VDSO && raw_vdso_is_bare(fn) ? loop_bare_getcpu_node :
+								     getcpu_node_loops[path];
 	if (path == BENCH_VDSO && raw_vdso_is_bare(fn)) {
 		int time64;
 		if (fn == VDSOKIT_FN_TIME && bare_entry(fn, &time64) && !time64)
@@ -306,7 +352,14 @@ static bool probe_libc(const struct bench_case *c, long *result)
 		r = time(NULL) == (time_t)-1 ? -1 : 0;
 		break;
 	case VDSOKIT_FN_GETCPU:
-		r = sched_getcpu();
+		if (c->arg == BENCH_GETCPU_NODE) {
+			unsigned cpu, node;
+			r = getcpu(&cpu, &node);
+			if (r == 0)
+				r = cpu;
+		} else {
+			r = sched_getcpu();
+		}
 		break;
 	case VDSOKIT_FN_GETRANDOM:
 		r = getrandom(random_buffer, (size_t)c->arg, 0);
@@ -357,7 +410,7 @@ static bool probe(const struct bench_case *c, enum bench_path path, long *result
 		*result = vdsokit_time_via(via, &t);
 		break;
 	case VDSOKIT_FN_GETCPU:
-		*result = vdsokit_getcpu_via(via, &cpu, &node);
+		*result = vdsokit_getcpu_via(via, &cpu, c->arg == BENCH_GETCPU_NODE ? &node : NULL);
 		if (*result == 0)
 			*result = cpu;
 		break;
@@ -492,32 +545,45 @@ static void measure_slots(struct slot *slots, unsigned count, const struct bench
 {
 	double start = bench_now_ns();
 	double deadline = start + config->seconds * 1e9;
+	/*
+	 * The budget decides how long this takes: when it holds more rounds
+	 * than max_batches, the batches grow instead of the rounds, which
+	 * keeps the means (and memory) bounded.
+	 */
+	double batch_ns = config->batch_ns;
+	if (config->max_batches && config->seconds * 1e9 > batch_ns * count * config->max_batches)
+		batch_ns = config->seconds * 1e9 / ((double)count * config->max_batches);
 
 	for (unsigned i = 0; i < count; i++) {
 		/* Warm-up: lazy binding, the library's first-use resolve, caches. */
 		slots[i].loop(slots[i].arg, 64);
-		slots[i].per_batch = calibrate(slots[i].loop, slots[i].arg, config->batch_ns);
+		slots[i].per_batch = calibrate(slots[i].loop, slots[i].arg, batch_ns);
+		progress_tick();
 	}
 	double left = deadline - bench_now_ns();
-	double fit = left > 0 ? left / (config->batch_ns * count) : 0;
+	double fit = left > 0 ? left / (batch_ns * count) : 0;
 	unsigned rounds = fit > config->max_batches ? config->max_batches : (unsigned)fit;
 	if (rounds < config->min_batches)
 		rounds = config->min_batches;
+	/* Batches that ran short of their target may leave time: room to go on. */
+	unsigned capacity = rounds < config->max_batches ? config->max_batches : 2 * rounds;
 	for (unsigned i = 0; i < count; i++)
-		slots[i].means = checked_calloc(rounds, sizeof(double));
+		slots[i].means = checked_calloc(capacity, sizeof(double));
 
 	unsigned done = 0;
-	while (done < rounds) {
+	while (done < capacity) {
 		for (unsigned i = 0; i < count; i++) {
 			struct slot *s = &slots[i];
 			s->means[done] = time_batch(s->loop, s->arg, s->per_batch) / s->per_batch;
 		}
 		done++;
+		progress_tick();
 		if (done >= config->min_batches && bench_now_ns() > deadline)
 			break;
 	}
 	for (unsigned i = 0; i < count; i++) {
 		summarize(slots[i].means, done, slots[i].per_batch, slots[i].out);
+		slots[i].out->batch_ns = batch_ns;
 		free(slots[i].means);
 	}
 }
@@ -545,7 +611,7 @@ void bench_measure_cases(const struct bench_case *cases, unsigned count,
 				r->refused = (int)r->first_result;
 				continue;
 			}
-			slots[used].loop = loop_for(c->func, p);
+			slots[used].loop = loop_for(c, p);
 			slots[used].arg = c->arg;
 			slots[used].out = r;
 			used++;
@@ -579,7 +645,7 @@ bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path)
 		return floor_loop;
 	if (c->func > VDSOKIT_FN_COUNT || !probe(c, path, &result))
 		return NULL;
-	return loop_for(c->func, path);
+	return loop_for(c, path);
 }
 
 double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uint64_t calls)
@@ -587,7 +653,7 @@ double bench_plain_loop_ns(const struct bench_case *c, enum bench_path path, uin
 	long result;
 	if (c->func >= VDSOKIT_FN_COUNT || path >= BENCH_PATH_COUNT || !probe(c, path, &result))
 		return NAN;
-	bench_loop *loop = loop_for(c->func, path);
+	bench_loop *loop = loop_for(c, path);
 	loop(c->arg, calls / 10 + 1);     /* warm-up */
 	return time_batch(loop, c->arg, calls) / calls;
 }

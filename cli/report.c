@@ -42,7 +42,7 @@ static const struct quick_case quick_cases[] = {
 	{ VDSOKIT_FN_CLOCK_GETTIME, CLOCK_PROCESS_CPUTIME_ID },
 	{ VDSOKIT_FN_GETTIMEOFDAY, 0 },
 	{ VDSOKIT_FN_TIME, 0 },
-	{ VDSOKIT_FN_GETCPU, 0 },
+	{ VDSOKIT_FN_GETCPU, BENCH_GETCPU_CPU }, /* as the routes above: the CPU alone */
 	{ VDSOKIT_FN_THREAD_POINTER, 0 },
 	{ VDSOKIT_FN_GETRANDOM, 16 },
 };
@@ -256,12 +256,12 @@ static void print_verdict(const struct host_facts *h, const struct quick_row *ro
 	}
 	printf("\n");
 	if (ratio >= 2)
-		printf("Verdict: clock_gettime(MONOTONIC) runs in user space, %.0f× faster than "
-		       "the syscall.\n", ratio);
+		printf("Verdict: clock_gettime(MONOTONIC) runs in user space, %.0f%s faster than "
+		       "the syscall.\n", ratio, cli_times_sign());
 	else
 		printf("Verdict: clock_gettime(MONOTONIC) costs about as much as the syscall "
-		       "(%.1f×):\nthe vDSO is missing or falls back to the kernel (clocksource "
-		       "%s?). Run `vdsokit doctor`.\n", ratio, fact_text(&h->clocksource));
+		       "(%.1f%s):\nthe vDSO is missing or falls back to the kernel (clocksource "
+		       "%s?). Run `vdsokit doctor`.\n", ratio, cli_times_sign(), fact_text(&h->clocksource));
 }
 
 static void report_json(const struct host_facts *h, int init_result,
@@ -355,7 +355,7 @@ int cmd_report(int argc, char **argv)
 	static struct quick_row rows[QUICK_COUNT];
 	for (unsigned i = 0; i < QUICK_COUNT; i++) {
 		bench_case_init(&rows[i].c, quick_cases[i].func, quick_cases[i].arg);
-		vdsokit_path_of(quick_cases[i].func, (clockid_t)quick_cases[i].arg, &rows[i].route);
+		bench_case_path(&rows[i].c, &rows[i].route);
 	}
 	if (bench)
 		measure_quick(rows);

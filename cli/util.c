@@ -16,6 +16,7 @@
 
 static void vmessage(const char *cmd, const char *input, const char *fmt, va_list ap)
 {
+	progress_clear();
 	fprintf(stderr, "%s", CLI_PROGRAM);
 	if (cmd)
 		fprintf(stderr, " %s", cmd);
@@ -48,6 +49,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 void cli_warning(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	progress_clear();
 	fprintf(stderr, "%s %s: warning: ", CLI_PROGRAM, cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

@@ -191,14 +191,24 @@ int cmd_verify(int argc, char **argv)
 	int init_result = vdsokit_init();
 
 	/* Shares of the budget: the sandwiches and the threads find the rare faults. */
+	progress_begin(argv[0], seconds);
+	progress_phase("clock_gettime");
 	verify_clock_gettime(&list, "clock_gettime", seconds * 0.35);
+	progress_phase("clock_getres");
 	verify_clock_getres(&list, "clock_getres");
+	progress_phase("auxiliary clocks");
 	verify_aux_clocks(&list, "auxiliary clocks", seconds * 0.05);
+	progress_phase("gettimeofday and time");
 	verify_gettimeofday_and_time(&list, "gettimeofday and time", seconds * 0.10);
+	progress_phase("getcpu");
 	verify_getcpu(&list, "getcpu", seconds * 0.05);
+	progress_phase("monotonic, %ld threads", threads);
 	verify_monotonic(&list, "monotonic", seconds * 0.25, (unsigned)threads);
+	progress_phase("getrandom");
 	verify_getrandom(&list, "getrandom");
+	progress_phase("time namespace");
 	verify_time_namespace(&list, seconds * 0.20);
+	progress_end();
 	if (list.dropped) {
 		struct check_result *r = &list.items[list.count - 1];
 		check_set(r, CHECK_FAIL, "%u further results did not fit (internal limit %u)",

@@ -100,7 +100,7 @@ static void sandwich_clock(long clock, double seconds, struct sandwich_stats *st
 	st->have_raw = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, id, &raw) != -ENOSYS;
 	/* At least a few thousand rounds even on a slow emulated machine. */
 	for (long long n = 0;; n++) {
-		if ((n & 63) == 0 && n >= 2048 && bench_now_ns() > deadline)
+		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
 		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, id, &before);
 		if (st->have_raw)
@@ -308,7 +308,7 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 	int64_t first_before = 0, first_tv = 0, first_after = 0;
 	double deadline = bench_now_ns() + seconds * 1e9;
 	for (long long n = 0;; n++) {
-		if ((n & 63) == 0 && n >= 2048 && bench_now_ns() > deadline)
+		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
 		struct vdsokit_timespec before, after;
 		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &before);
@@ -369,7 +369,7 @@ static void check_time_path(struct check_list *out, const char *group, const cha
 	int64_t first[3] = { 0, 0, 0 };
 	double deadline = bench_now_ns() + seconds * 1e9;
 	for (long long n = 0;; n++) {
-		if ((n & 63) == 0 && n >= 2048 && bench_now_ns() > deadline)
+		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
 		struct vdsokit_timespec before, after;
 		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &before);

@@ -43,6 +43,7 @@ void verify_getcpu(struct check_list *out, const char *group, double seconds)
 	for (unsigned pass = 0; pass < 3 || bench_now_ns() < deadline; pass++) {
 		if (pass >= 1000)
 			break;
+		progress_tick();
 		for (unsigned i = 0; i < count; i++) {
 			if (bench_pin_to_cpu(cpus[i]) != 0) {
 				unpinnable++;

@@ -237,8 +237,7 @@ void verify_time_namespace(struct check_list *out, double seconds)
 		_exit(0);
 	}
 	int status = 0;
-	while (waitpid(helper, &status, 0) < 0 && errno == EINTR)
-		;
+	progress_waitpid(helper, &status);
 	for (unsigned i = 0; i < SHIFTED_COUNT; i++) {
 		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)shifted_clocks[i].clock, &ts);
 		host_after[i] = timespec_ns(&ts);

@@ -49,7 +49,35 @@ fi
 
 run bench --time 0.2 --functions getcpu --cpu -1 --json
 cp "$tmp/out" "$tmp/nopin.json"
-json_check "--cpu -1: not pinned" "$tmp/nopin.json" '.method.cpu == null and (.results | length) == 1'
+json_check "--cpu -1: not pinned" "$tmp/nopin.json" '.method.cpu == null and (.results | length) == 2'
+
+# getcpu like with like: the CPU alone and the CPU with the node are rows of
+# their own (asking for the node can take another path), each row's route is
+# the one that call takes, as report's vdsokit_path_of(getcpu) implies: with
+# an rseq area that has no node_id, the CPU comes from rseq and the node from
+# the vDSO symbol (or the syscall where there is none).
+json_check "getcpu: one row for the CPU alone, one for the CPU and node" "$tmp/nopin.json" \
+	'[.results[] | [.label, .node]] == [["getcpu(cpu)", false], ["getcpu(cpu+node)", true]]'
+run report --no-bench --json
+cp "$tmp/out" "$tmp/routes.json"
+if have jq; then
+	want=$(jq -r '.routes[] | select(.function == "getcpu") |
+		if .route != "rseq" then "\(.route) \(.route)"
+		elif (.reason | test("cpu_id only")) then "rseq \(if .symbol then "vdso" else "syscall" end)"
+		else "rseq rseq" end' "$tmp/routes.json")
+	got=$(jq -r '[.results[].route] | join(" ")' "$tmp/nopin.json")
+	if [ -n "$want" ] && [ "$want" = "$got" ]; then
+		ok "getcpu rows: routes '$got', as vdsokit_path_of(getcpu) implies"
+	else
+		not_ok "getcpu rows: routes '$got', want '$want'"
+	fi
+	jq -r '.results[] | "\(.label) route \(.route) symbol \(.symbol): libvdsokit \(.paths.vdsokit.median_ns) ns, libc \(.paths.libc.median_ns) ns"' "$tmp/nopin.json" | diag
+else
+	skip "getcpu rows: jq not installed"
+fi
+run bench --time 0.2 --functions getcpu
+check "text: getcpu(cpu) and getcpu(cpu+node) rows" sh -c \
+	"grep -Eq '^getcpu\(cpu\) +[a-z-]+ +[0-9.]+ ' '$tmp/out' && grep -Eq '^getcpu\(cpu\+node\) +[a-z-]+ +[0-9.]+ ' '$tmp/out'"
 
 # Per-call latency from the TSC, where the CPU has an invariant one.
 run bench --time 0.2 --functions clock_gettime --clocks MONOTONIC --latency --json
@@ -109,8 +137,8 @@ run bench --json
 end=$(date +%s.%N)
 expect_status "default bench" 0
 cp "$tmp/out" "$tmp/default.json"
-json_check "default bench: 13 clocks x 2 functions + gettimeofday, time, getcpu, thread pointer + getrandom x 3" \
-	"$tmp/default.json" '(.results | length) == 33'
+json_check "default bench: 13 clocks x 2 functions + gettimeofday, time, getcpu x 2, thread pointer + getrandom x 3" \
+	"$tmp/default.json" '(.results | length) == 34'
 json_check "default bench: clock ids 0-11 and an invalid one" "$tmp/default.json" \
 	'[.results[] | select(.function == "clock_gettime") | .clock] == [0,1,2,3,4,5,6,7,8,9,10,11,100]'
 json_check "default bench: getrandom of 16, 256 and 4096 bytes" "$tmp/default.json" \
