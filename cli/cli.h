@@ -454,6 +454,12 @@ double bench_now_ns(void);
 void image_print_text(FILE *out, const struct vdsokit_image *img);
 /* The same as members ("elf", "build_id", "hash_tables", …) of the open object. */
 void image_print_json(struct json_writer *w, const struct vdsokit_image *img);
+/*
+ * Where an ELF file's PT_LOAD segments end (the largest p_offset + p_filesz),
+ * read from its own headers (image_file.c); false when the headers cannot
+ * be read or there is no PT_LOAD.
+ */
+bool image_load_span(const unsigned char *data, size_t size, uint64_t *span);
 
 /* ---------------------------------------------------------------------- */
 /* Per-call latency from the CPU's cycle counter (latency.c)               */
