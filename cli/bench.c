@@ -30,7 +30,8 @@ static const char usage[] =
 	"Options:\n"
 	"  --json            JSON on stdout (docs/json.md, schema vdsokit-bench)\n"
 	"  --csv             CSV on stdout, one line per function, clock and path\n"
-	"  --svg FILE        also write a bar chart (log scale) to FILE\n"
+	"  --svg FILE        also write a bar chart (log scale) to FILE (`-`: stdout,\n"
+	"                    instead of the table)\n"
 	"  --time SECONDS    total time budget, default 3 (at least 31 batches\n"
 	"                    per path are always taken)\n"
 	"  --functions LIST  comma-separated: clock_gettime, clock_getres,\n"
@@ -223,6 +224,9 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (o->json && o->csv)
 		return cli_usage_error("bench", "--json and --csv are exclusive");
+	if (o->svg_path && strcmp(o->svg_path, "-") == 0 && (o->json || o->csv))
+		return cli_usage_error("bench", "--svg - and --%s both write to stdout",
+				       o->json ? "json" : "csv");
 	return 0;
 }
 
@@ -652,7 +656,7 @@ static void print_csv(FILE *out, const struct bench_run *run)
 	}
 }
 
-static int write_svg(const char *path, const struct bench_run *run)
+static int write_svg(struct cli_output_file *file, const struct bench_run *run)
 {
 	const char *groups[MAX_CASES];
 	double values[MAX_CASES * BENCH_PATH_COUNT];
@@ -681,7 +685,7 @@ static int write_svg(const char *path, const struct bench_run *run)
 	for (unsigned p = 0; p < BENCH_PATH_COUNT; p++)
 		chart.series[p] = bench_path_title(p);
 
-	return svg_write_chart_file("bench", path, &chart);
+	return svg_write_chart_file(file, &chart);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -691,20 +695,31 @@ int cmd_bench(int argc, char **argv)
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
 
+	/* A path that cannot be written is found before seconds of measuring. */
+	struct cli_output_file svg;
+	if (o.svg_path && (status = cli_output_open(&svg, "bench", o.svg_path)) != 0)
+		return status;
+
 	/* A few KiB of results: static, not on the stack. */
 	static struct bench_run run;
 	memset(&run, 0, sizeof(run));
 	status = measure(&run, &o);
-	if (status)
+	if (status) {
+		if (o.svg_path)
+			cli_output_abort(&svg);
 		return status;
+	}
 
+	/* The chart first: a failed write must leave no JSON or CSV behind (docs/json.md). */
+	if (o.svg_path && (status = write_svg(&svg, &run)) != 0)
+		return status;
+	if (o.svg_path && svg.to_stdout)
+		return CLI_EXIT_OK;   /* stdout holds the chart, and only the chart */
 	if (o.json)
 		print_json(stdout, &run);
 	else if (o.csv)
 		print_csv(stdout, &run);
 	else
 		print_text(stdout, &run, o.detail);
-	if (o.svg_path)
-		return write_svg(o.svg_path, &run);
 	return CLI_EXIT_OK;
 }

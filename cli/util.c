@@ -16,6 +16,8 @@
 
 static void vmessage(const char *cmd, const char *input, const char *fmt, va_list ap)
 {
+	/* Lines already printed come first: `> log 2>&1` must not split one. */
+	fflush(stdout);
 	fprintf(stderr, "%s", CLI_PROGRAM);
 	if (cmd)
 		fprintf(stderr, " %s", cmd);
@@ -48,6 +50,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 void cli_warning(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
+	fflush(stdout);   /* as vmessage: whole stdout lines before the warning */
 	fprintf(stderr, "%s %s: warning: ", CLI_PROGRAM, cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
