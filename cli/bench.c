@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "checks.h"
 
 static const char usage[] =
 	"Usage: vdsokit bench [--json | --csv] [--svg FILE] [--time SECONDS]\n"
@@ -152,7 +152,12 @@ static bool parse_clocks(const char *list, struct bench_options *o)
 					sizeof(o->clocks) / sizeof(o->clocks[0]));
 			ok = false;
 		} else {
-			o->clocks[o->clock_count++] = clock;
+			/* A clock given twice is one row: labels are keys (JSON, compare). */
+			bool seen = false;
+			for (unsigned k = 0; k < o->clock_count; k++)
+				seen |= o->clocks[k] == clock;
+			if (!seen)
+				o->clocks[o->clock_count++] = clock;
 		}
 	}
 	if (ok && o->clock_count == 0) {
@@ -281,6 +286,9 @@ static void run_crosschecks(struct bench_run *run)
 			const struct bench_result *r = &row->r[paths[p]];
 			if (!r->available || !(r->median_ns > 0))
 				continue;
+			/* One MONOTONIC row (parse_clocks drops repeats); never past the array. */
+			if (run->check_count == sizeof(run->checks) / sizeof(run->checks[0]))
+				return;
 			struct crosscheck *check = &run->checks[run->check_count++];
 			double loops[CROSSCHECK_LOOPS];
 			double calls = 2e6 / r->median_ns;
@@ -308,8 +316,27 @@ static int measure(struct bench_run *run, const struct bench_options *o)
 	long cpu = o->cpu_given ? o->cpu : sched_getcpu();
 	if (cpu >= 0) {
 		int err = bench_pin_to_cpu((int)cpu);
-		if (err && o->cpu_given)
-			return cli_error("bench", NULL, "--cpu %ld: cannot pin: %s", cpu, strerror(-err));
+		if (err && o->cpu_given) {
+			/* Name the CPUs that exist for it, as ranges: "0-1", "0,2-3". */
+			int cpus[CPU_SETSIZE];
+			unsigned n = allowed_cpus(cpus, CPU_SETSIZE);
+			char list[256] = "";
+			size_t used = 0;
+			for (unsigned i = 0; i < n && used < sizeof(list) - 16; i++) {
+				unsigned j = i;
+				while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+					j++;
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d",
+							 i ? "," : "", cpus[i]);
+				if (j > i)
+					used += (size_t)snprintf(list + used, sizeof(list) - used, "-%d",
+								 cpus[j]);
+				i = j;
+			}
+			return cli_error("bench", NULL, "--cpu %ld: cannot pin: %s; this process may "
+					 "run on CPU%s %s", cpu, strerror(-err), n == 1 ? "" : "s",
+					 n ? list : "(unknown: sched_getaffinity failed)");
+		}
 		if (err)
 			cli_warning("bench", "not pinned to a CPU: %s", strerror(-err));
 		else

@@ -63,11 +63,21 @@ static int load(struct bench_file *f, const char *path)
 	const struct json_value *root = &f->doc.root;
 
 	const char *schema = json_get_string(root, "schema");
+	const struct json_value *version_value = json_get(root, "schema_version");
 	double version = json_get_number(root, "schema_version", NAN);
 	if (!schema || strcmp(schema, "vdsokit-bench") != 0)
 		return cli_error("compare", path, "not the output of `vdsokit bench --json` "
 				 "(schema %s%s%s)", schema ? "\"" : "", schema ? schema : "missing",
 				 schema ? "\"" : "");
+	/* Say what is there: a string or a missing member is no "nan". */
+	if (!version_value)
+		return cli_error("compare", path, "no schema_version member");
+	if (version_value->type == JSON_STRING)
+		return cli_error("compare", path, "schema_version is a string, not a number: "
+				 "this vdsokit reads 1 to %d", CLI_JSON_SCHEMA_VERSION);
+	if (version_value->type != JSON_NUMBER)
+		return cli_error("compare", path, "schema_version is not a number: this vdsokit "
+				 "reads 1 to %d", CLI_JSON_SCHEMA_VERSION);
 	if (!(version >= 1 && version <= CLI_JSON_SCHEMA_VERSION))
 		return cli_error("compare", path, "schema_version %g is not one this vdsokit "
 				 "reads (1 to %d)", version, CLI_JSON_SCHEMA_VERSION);
@@ -248,6 +258,13 @@ int cmd_compare(int argc, char **argv)
 		return cli_usage_error("compare", "no BEFORE.json given");
 	if (files > 2)
 		return cli_usage_error("compare", "at most two files ('%s' is extra)", argv[optind + 2]);
+	if (files == 2 && strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0)
+		return cli_usage_error("compare", "stdin (-) can be read only once: give one of "
+				       "the files by name");
+	if (files == 1 && strcmp(path_name, "syscall") == 0)
+		return cli_usage_error("compare", "--path syscall with one file compares the "
+				       "syscall with itself: choose vdsokit, vdso or libc, or give "
+				       "two files");
 
 	/* Checked before reading: the input must survive a mistyped --svg. */
 	const char *inputs[2] = { argv[optind], files == 2 ? argv[optind + 1] : argv[optind] };
@@ -317,6 +334,16 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (count == 0) {
 		status = cli_error("compare", before.path, "no results with a label");
+		goto out;
+	}
+	/* Two runs that share no label give a table of dashes: nothing was compared. */
+	unsigned matched = 0;
+	for (unsigned i = 0; i < count; i++)
+		matched += files == 1 || (label_index_find(&before_index, rows[i].label) &&
+					   label_index_find(&after_index, rows[i].label));
+	if (matched == 0) {
+		status = cli_error("compare", NULL, "%s and %s have no label in common: nothing to "
+				   "compare", before.path, after.path);
 		goto out;
 	}
 	if (svg_path) {

@@ -4,6 +4,7 @@
  * architecture (dumped from another machine, or arch/.../vdso*.so from a
  * kernel build), read with the library's own parser.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +56,15 @@ int cmd_inspect(int argc, char **argv)
 	if (!data)
 		return cli_error("inspect", path, "%s",
 				 cli_read_error(path, err, "larger than 256 MiB, not a vDSO"));
+
+	/* A file too short for a header is "truncated" only when it starts as ELF does. */
+	size_t magic = size < SELFMAG ? size : SELFMAG;
+	if (size == 0 || memcmp(data, ELFMAG, magic) != 0) {
+		cli_error("inspect", path, "not an ELF file (%s)",
+			  size == 0 ? "empty" : "no \\x7fELF magic at its start");
+		free(data);
+		return CLI_EXIT_USAGE;
+	}
 
 	struct vdsokit_image img;
 	int parse_error = vdsokit_image_parse(&img, data, size);

@@ -214,6 +214,7 @@ int cmd_verify(int argc, char **argv)
 	struct check_counts n = check_count(&list);
 	/* Not silent even with --json on stdout: a kernel finding is worth a line. */
 	if (n.vdso_differs) {
+		fflush(stdout);   /* whole stdout lines first, for `> log 2>&1` */
 		fprintf(stderr, "%s %s: warning: the raw vDSO disagrees with the syscall in %u "
 			"checks (the library agrees):", CLI_PROGRAM, argv[0], n.vdso_differs);
 		for (unsigned i = 0; i < list.count; i++)
