@@ -42,6 +42,7 @@ struct outcome {
 	enum outcome_kind kind;
 	long value;
 	int sig;
+	const char *why;    /* OUTCOME_NOT_RUN: what failed ("fork"); value: -errno or 0 */
 };
 
 struct case_result {
@@ -53,6 +54,17 @@ struct child_slot {
 	volatile int done;
 	volatile long value;
 };
+
+/* "fork: EAGAIN": why a case was not run, in a table cell's width. */
+static const char *not_run_reason(const struct outcome *o, char *buf, size_t size)
+{
+	const char *why = o->why ? o->why : "not run";
+	if (o->value < 0)
+		snprintf(buf, size, "%s: %s", why, errno_name((int)-o->value));
+	else
+		snprintf(buf, size, "%s", why);
+	return buf;
+}
 
 static const char *outcome_text(const struct outcome *o, char *buf, size_t size)
 {
@@ -74,7 +86,7 @@ static const char *outcome_text(const struct outcome *o, char *buf, size_t size)
 		snprintf(buf, size, "hang");
 		break;
 	case OUTCOME_NOT_RUN:
-		snprintf(buf, size, "not run");
+		not_run_reason(o, buf, size);
 		break;
 	}
 	return buf;
@@ -89,6 +101,12 @@ static bool same_outcome(const struct outcome *a, const struct outcome *b)
 	if (a->kind == OUTCOME_SIGNAL)
 		return a->sig == b->sig;
 	return true;
+}
+
+/* Whether the path's outcome and the syscall's were both had (absent counts as had). */
+static bool compared_case(const struct case_result *r, enum path p)
+{
+	return r->paths[p].kind != OUTCOME_NOT_RUN && r->paths[PATH_SYSCALL].kind != OUTCOME_NOT_RUN;
 }
 
 /* Whether the path's outcome counts as a difference from the syscall's. */
@@ -110,6 +128,7 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 	if (pid < 0) {
 		o->kind = OUTCOME_NOT_RUN;
 		o->value = -errno;
+		o->why = "fork";
 		return;
 	}
 	if (pid == 0) {
@@ -128,6 +147,7 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 		if (errno != EINTR) {
 			o->kind = OUTCOME_NOT_RUN;
 			o->value = -errno;
+			o->why = "waitpid";
 			return;
 		}
 	}
@@ -139,7 +159,8 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 		o->value = slot->value;
 	} else {
 		o->kind = OUTCOME_NOT_RUN;
-		o->value = -ECHILD;
+		o->value = 0;
+		o->why = "child exited without a result";
 	}
 }
 
@@ -163,11 +184,15 @@ static void probe_vdso(bool present[VDSOKIT_FN_COUNT])
 }
 
 /* A child that sleeps until killed: the "other process" of the CPU-clock cases. */
+static int sleeper_error;   /* why start_sleeper found no second process */
+
 static pid_t start_sleeper(void)
 {
 	pid_t parent = getpid();
 	fflush(NULL);
 	pid_t pid = fork();
+	if (pid < 0)
+		sleeper_error = errno;
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		if (getppid() != parent)
@@ -211,7 +236,9 @@ static void print_usage(FILE *out)
 		"Options:\n"
 		"  --json        machine-readable output (schema vdsokit-abi)\n"
 		"  --image FILE  test aid: call the functions of this vDSO image file\n"
-		"                instead of the process's vDSO\n"
+		"                instead of the process's vDSO; refused (exit 2) when its\n"
+		"                code cannot run from a file: truncated, or a dump of a\n"
+		"                live vDSO, which reads the kernel's data pages\n"
 		"  -h, --help    this help\n"
 		"\n"
 		"A path that returns a different value from the syscall's (not a crash\n"
@@ -243,6 +270,7 @@ static unsigned warn_wrong_values(const struct abi_case *cases, const struct cas
 		if (!value_differs(&results[i], p))
 			continue;
 		n++;
+		fflush(stdout);   /* whole stdout lines first, for `> log 2>&1` */
 		fprintf(stderr, "%s abi: warning: %s returns %s where the syscall returns %s: %s\n",
 			CLI_PROGRAM, who, outcome_text(&results[i].paths[p], got, sizeof(got)),
 			outcome_text(&results[i].paths[PATH_SYSCALL], want, sizeof(want)),
@@ -340,7 +368,17 @@ static void print_text(const struct abi_case *cases, const struct case_result *r
 	};
 	for (unsigned p = PATH_VDSO; p < PATH_COUNT; p++) {
 		printf("\n%s\n", titles[p]);
-		if (finding_count[p] == 0)
+		/* "Nowhere" is a claim about the cases compared, and only those. */
+		unsigned compared = 0;
+		for (unsigned i = 0; i < count; i++)
+			compared += compared_case(&results[i], p);
+		if (finding_count[p] == 0 && compared == 0)
+			printf("  unknown: no case could be compared (%u could not be run)\n", not_run);
+		else if (finding_count[p] == 0 && compared < count)
+			printf("  nowhere in the %u cases compared: same return value, errno or "
+			       "signal (the other %u could not be compared)\n", compared,
+			       count - compared);
+		else if (finding_count[p] == 0)
 			printf("  nowhere: same return value, errno or signal in every case\n");
 		for (unsigned j = 0; j < finding_count[p]; j++) {
 			char sentence[640];
@@ -353,8 +391,11 @@ static void print_text(const struct abi_case *cases, const struct case_result *r
 		dv += differs(&results[i], PATH_VDSO);
 		dl += differs(&results[i], PATH_LIBRARY);
 	}
-	printf("\n%u cases: %u ran, %u could not be run; the vDSO differs from the syscall in %u, "
-	       "the library in %u\n", count, count - not_run, not_run, dv, dl);
+	if (not_run == count)
+		printf("\n%u cases: none ran, %u could not be run: nothing compared\n", count, not_run);
+	else
+		printf("\n%u cases: %u ran, %u could not be run; the vDSO differs from the syscall "
+		       "in %u, the library in %u\n", count, count - not_run, not_run, dv, dl);
 }
 
 static void json_outcome(struct json_writer *w, const char *key, const struct outcome *o)
@@ -371,6 +412,10 @@ static void json_outcome(struct json_writer *w, const char *key, const struct ou
 	}
 	if (o->kind == OUTCOME_SIGNAL || o->kind == OUTCOME_TIMEOUT)
 		json_kv_string(w, "signal", signal_name(o->sig, sig, sizeof(sig)));
+	if (o->kind == OUTCOME_NOT_RUN) {
+		char why[96];
+		json_kv_string(w, "reason", not_run_reason(o, why, sizeof(why)));
+	}
 	json_object_end(w);
 }
 
@@ -434,8 +479,17 @@ static void print_json(const struct abi_case *cases, const struct case_result *r
 	json_kv_int(&w, "cases", count);
 	json_kv_int(&w, "ran", count - not_run);
 	json_kv_int(&w, "not_run", not_run);
-	json_kv_int(&w, "vdso_differs", dv);
-	json_kv_int(&w, "library_differs", dl);
+	/* Counts of differences exist only where something was compared. */
+	json_key(&w, "vdso_differs");
+	if (not_run == count)
+		json_null(&w);
+	else
+		json_int(&w, dv);
+	json_key(&w, "library_differs");
+	if (not_run == count)
+		json_null(&w);
+	else
+		json_int(&w, dl);
 	json_object_end(&w);
 	json_document_end(&w);
 }
@@ -504,8 +558,10 @@ int cmd_abi(int argc, char **argv)
 		bool lost = false;
 		if (!abi_memory_still_unmapped(&memory)) {
 			/* An "unmapped" case that hits memory would report nonsense. */
-			for (unsigned p = 0; p < PATH_COUNT; p++)
+			for (unsigned p = 0; p < PATH_COUNT; p++) {
 				results[i].paths[p].kind = OUTCOME_NOT_RUN;
+				results[i].paths[p].why = "the unmapped test page got mapped";
+			}
 			not_run++;
 			continue;
 		}
@@ -524,8 +580,8 @@ int cmd_abi(int argc, char **argv)
 		waitpid(procs.other, NULL, 0);
 	}
 	if (!procs.other)
-		cli_warning(argv[0], "no second process: the cases with another process's clock "
-			    "were left out");
+		cli_warning(argv[0], "no second process (fork: %s): the cases with another "
+			    "process's clock were left out", errno_name(sleeper_error));
 
 	static struct finding found[PATH_COUNT][MAX_CASES];
 	const struct finding *findings[PATH_COUNT] = { found[0], found[1], found[2] };
@@ -537,9 +593,17 @@ int cmd_abi(int argc, char **argv)
 		print_json(cases, results, count, findings, finding_count, not_run, init_result);
 	else
 		print_text(cases, results, count, findings, finding_count, not_run);
-	if (not_run)
-		fprintf(stderr, "%s abi: %u case%s could not be run\n", CLI_PROGRAM, not_run,
-			not_run == 1 ? "" : "s");
+	if (not_run) {
+		/* The first reason stands for the rest: a failed fork fails them all alike. */
+		char why[96] = "";
+		for (unsigned i = 0; i < count && !why[0]; i++)
+			for (unsigned p = 0; p < PATH_COUNT && !why[0]; p++)
+				if (results[i].paths[p].kind == OUTCOME_NOT_RUN)
+					not_run_reason(&results[i].paths[p], why, sizeof(why));
+		fflush(stdout);
+		fprintf(stderr, "%s abi: %u case%s could not be run (first: %s)\n", CLI_PROGRAM,
+			not_run, not_run == 1 ? "" : "s", why);
+	}
 	warn_wrong_values(cases, results, count, PATH_VDSO, "the raw vDSO");
 	unsigned library_wrong = warn_wrong_values(cases, results, count, PATH_LIBRARY,
 						   "libvdsokit");

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "checks.h"
 
 static const char usage[] =
 	"Usage: vdsokit bench [--json | --csv] [--svg FILE] [--time SECONDS]\n"
@@ -30,7 +30,8 @@ static const char usage[] =
 	"Options:\n"
 	"  --json            JSON on stdout (docs/json.md, schema vdsokit-bench)\n"
 	"  --csv             CSV on stdout, one line per function, clock and path\n"
-	"  --svg FILE        also write a bar chart (log scale) to FILE\n"
+	"  --svg FILE        also write a bar chart (log scale) to FILE (`-`: stdout,\n"
+	"                    instead of the table)\n"
 	"  --time SECONDS    how long the measurement takes, default 3 (at least\n"
 	"                    31 batches per path are always taken; past 4000\n"
 	"                    rounds the batches grow longer than 50 us instead;\n"
@@ -158,7 +159,12 @@ static bool parse_clocks(const char *list, struct bench_options *o)
 					sizeof(o->clocks) / sizeof(o->clocks[0]));
 			ok = false;
 		} else {
-			o->clocks[o->clock_count++] = clock;
+			/* A clock given twice is one row: labels are keys (JSON, compare). */
+			bool seen = false;
+			for (unsigned k = 0; k < o->clock_count; k++)
+				seen |= o->clocks[k] == clock;
+			if (!seen)
+				o->clocks[o->clock_count++] = clock;
 		}
 	}
 	if (ok && o->clock_count == 0) {
@@ -230,6 +236,9 @@ static int parse_options(int argc, char **argv, struct bench_options *o)
 		return cli_usage_error("bench", "unexpected argument '%s'", argv[optind]);
 	if (o->json && o->csv)
 		return cli_usage_error("bench", "--json and --csv are exclusive");
+	if (o->svg_path && strcmp(o->svg_path, "-") == 0 && (o->json || o->csv))
+		return cli_usage_error("bench", "--svg - and --%s both write to stdout",
+				       o->json ? "json" : "csv");
 	return 0;
 }
 
@@ -290,6 +299,9 @@ static void run_crosschecks(struct bench_run *run)
 			const struct bench_result *r = &row->r[paths[p]];
 			if (!r->available || !(r->median_ns > 0))
 				continue;
+			/* One MONOTONIC row (parse_clocks drops repeats); never past the array. */
+			if (run->check_count == sizeof(run->checks) / sizeof(run->checks[0]))
+				return;
 			struct crosscheck *check = &run->checks[run->check_count++];
 			double loops[CROSSCHECK_LOOPS];
 			double calls = 2e6 / r->median_ns;
@@ -319,8 +331,27 @@ static int measure(struct bench_run *run, const struct bench_options *o)
 	long cpu = o->cpu_given ? o->cpu : sched_getcpu();
 	if (cpu >= 0) {
 		int err = bench_pin_to_cpu((int)cpu);
-		if (err && o->cpu_given)
-			return cli_error("bench", NULL, "--cpu %ld: cannot pin: %s", cpu, strerror(-err));
+		if (err && o->cpu_given) {
+			/* Name the CPUs that exist for it, as ranges: "0-1", "0,2-3". */
+			int cpus[CPU_SETSIZE];
+			unsigned n = allowed_cpus(cpus, CPU_SETSIZE);
+			char list[256] = "";
+			size_t used = 0;
+			for (unsigned i = 0; i < n && used < sizeof(list) - 16; i++) {
+				unsigned j = i;
+				while (j + 1 < n && cpus[j + 1] == cpus[j] + 1)
+					j++;
+				used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%d",
+							 i ? "," : "", cpus[i]);
+				if (j > i)
+					used += (size_t)snprintf(list + used, sizeof(list) - used, "-%d",
+								 cpus[j]);
+				i = j;
+			}
+			return cli_error("bench", NULL, "--cpu %ld: cannot pin: %s; this process may "
+					 "run on CPU%s %s", cpu, strerror(-err), n == 1 ? "" : "s",
+					 n ? list : "(unknown: sched_getaffinity failed)");
+		}
 		if (err)
 			cli_warning("bench", "not pinned to a CPU: %s", strerror(-err));
 		else
@@ -713,7 +744,7 @@ static void print_csv(FILE *out, const struct bench_run *run)
 	}
 }
 
-static int write_svg(const char *path, const struct bench_run *run)
+static int write_svg(struct cli_output_file *file, const struct bench_run *run)
 {
 	const char *groups[MAX_CASES];
 	double values[MAX_CASES * BENCH_PATH_COUNT];
@@ -742,7 +773,7 @@ static int write_svg(const char *path, const struct bench_run *run)
 	for (unsigned p = 0; p < BENCH_PATH_COUNT; p++)
 		chart.series[p] = bench_path_title(p);
 
-	return svg_write_chart_file("bench", path, &chart);
+	return svg_write_chart_file(file, &chart);
 }
 
 int cmd_bench(int argc, char **argv)
@@ -752,20 +783,31 @@ int cmd_bench(int argc, char **argv)
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
 
+	/* A path that cannot be written is found before seconds of measuring. */
+	struct cli_output_file svg;
+	if (o.svg_path && (status = cli_output_open(&svg, "bench", o.svg_path)) != 0)
+		return status;
+
 	/* A few KiB of results: static, not on the stack. */
 	static struct bench_run run;
 	memset(&run, 0, sizeof(run));
 	status = measure(&run, &o);
-	if (status)
+	if (status) {
+		if (o.svg_path)
+			cli_output_abort(&svg);
 		return status;
+	}
 
+	/* The chart first: a failed write must leave no JSON or CSV behind (docs/json.md). */
+	if (o.svg_path && (status = write_svg(&svg, &run)) != 0)
+		return status;
+	if (o.svg_path && svg.to_stdout)
+		return CLI_EXIT_OK;   /* stdout holds the chart, and only the chart */
 	if (o.json)
 		print_json(stdout, &run);
 	else if (o.csv)
 		print_csv(stdout, &run);
 	else
 		print_text(stdout, &run, o.detail);
-	if (o.svg_path)
-		return write_svg(o.svg_path, &run);
 	return CLI_EXIT_OK;
 }

@@ -139,27 +139,3 @@ unsigned allowed_cpus(int *cpus, unsigned max)
 			cpus[count++] = cpu;
 	return count;
 }
-
-int use_image_file(const char *cmd, const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return cli_error(cmd, path, "%s", strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
-		close(fd);
-		return cli_error(cmd, path, "not a regular, non-empty file");
-	}
-	/* Flat and executable, as the kernel maps its own; kept for the process's life. */
-	void *base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
-	int e = errno;
-	close(fd);
-	if (base == MAP_FAILED)
-		return cli_error(cmd, path, "cannot map it executable: %s", strerror(e));
-	int r = vdsokit_use_image(base, (size_t)st.st_size);
-	if (r != 0)
-		return cli_error(cmd, path, "the library refused the image: %s", strerror(-r));
-	if (vdsokit_init() != 0)
-		return cli_error(cmd, path, "not a usable vDSO image for %s", vdsokit_arch_name());
-	return 0;
-}

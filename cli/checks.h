@@ -107,7 +107,9 @@ int64_t timespec_ns(const struct vdsokit_timespec *ts);
  * Test aid (verify/abi --image FILE): map an image file executable and hand
  * it to the library instead of the process's vDSO, so that the checks can
  * be shown to fail on a vDSO known to be wrong (the synthetic images of
- * tests/images return fixed values).  0, or CLI_EXIT_USAGE after the error.
+ * tests/images return fixed values).  An image that cannot run from a file
+ * (truncated, or reading data pages the file lacks: image_file.c) is
+ * refused.  0, or CLI_EXIT_USAGE after the error.
  */
 int use_image_file(const char *cmd, const char *path);
 

@@ -102,19 +102,30 @@ const char *cli_read_error(const char *path, int error, const char *too_big);
 
 /*
  * A file the tool writes (dump -o, --svg): output_file.c says how it never
- * destroys what it did not create.  open and commit print the error naming
- * the file and return CLI_EXIT_USAGE, or 0; write to o->stream in between;
- * abort drops what was written (the temporary file, never PATH).
+ * destroys what it did not create ("-" is stdout; atomic replacement where
+ * a rename keeps owner, mode and links, else in place).  open and commit
+ * print the error naming the file and return CLI_EXIT_USAGE, or 0; write
+ * to o->stream in between; abort drops what was written (the temporary
+ * file, or a file open created, never an existing PATH).
  */
 struct cli_output_file {
 	const char *path, *cmd;
 	char *target;              /* PATH, or the file the symlink PATH names */
 	char *temp;                /* the temporary beside target, NULL: direct */
+	bool to_stdout;            /* PATH is "-"                               */
+	bool created;              /* written in place, and created by open     */
+	bool truncate;             /* in place, regular: cut to length at commit */
 	FILE *stream;
 };
 int cli_output_open(struct cli_output_file *o, const char *cmd, const char *path);
 int cli_output_commit(struct cli_output_file *o);
 void cli_output_abort(struct cli_output_file *o);
+/*
+ * 0 unless PATH (the value of OPTION) names one of the count input files
+ * (the same inode; "-" is stdin/stdout): then a usage error, CLI_EXIT_USAGE.
+ */
+int cli_output_not_input(const char *cmd, const char *option, const char *path,
+			 const char *const *inputs, unsigned count);
 
 /* ---------------------------------------------------------------------- */
 /* Subcommands                                                             */
@@ -309,8 +320,11 @@ struct bar_chart {
 
 /* 0, or -1 (before writing anything) if the chart has nothing to draw. */
 int svg_write_bar_chart(FILE *out, const struct bar_chart *chart);
-/* The chart to the file PATH (cli_output_open's rules); errors printed, 0 or CLI_EXIT_USAGE. */
-int svg_write_chart_file(const char *cmd, const char *path, const struct bar_chart *chart);
+/*
+ * The chart to an output file opened with cli_output_open, committed (or
+ * aborted when there is nothing to draw); errors printed, 0 or CLI_EXIT_USAGE.
+ */
+int svg_write_chart_file(struct cli_output_file *file, const struct bar_chart *chart);
 
 /* ---------------------------------------------------------------------- */
 /* Formatting                                                              */
@@ -574,6 +588,12 @@ const struct image_verneed *image_verneed_find(const struct image_verneeds *v, i
 void image_print_text(FILE *out, const struct vdsokit_image *img);
 /* The same as members ("elf", "build_id", "hash_tables", …) of the open object. */
 void image_print_json(struct json_writer *w, const struct vdsokit_image *img);
+/*
+ * Where an ELF file's PT_LOAD segments end (the largest p_offset + p_filesz),
+ * read from its own headers (image_file.c); false when the headers cannot
+ * be read or there is no PT_LOAD.
+ */
+bool image_load_span(const unsigned char *data, size_t size, uint64_t *span);
 
 /* ---------------------------------------------------------------------- */
 /* Per-call latency from the CPU's cycle counter (latency.c)               */

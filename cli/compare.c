@@ -25,7 +25,8 @@ static const char usage[] =
 	"  --markdown   a Markdown table, ready for a cover letter or a README\n"
 	"  --json       JSON on stdout (docs/json.md, schema vdsokit-compare)\n"
 	"  --path PATH  vdsokit, vdso, libc or syscall (default vdsokit)\n"
-	"  --svg FILE   also write a bar chart (log scale) to FILE\n"
+	"  --svg FILE   also write a bar chart (log scale) to FILE (`-`: stdout,\n"
+	"               instead of the table; never one of the input files)\n"
 	"  -h, --help   this help\n";
 
 #define MAX_INPUT_SIZE (64u << 20)
@@ -62,11 +63,21 @@ static int load(struct bench_file *f, const char *path)
 	const struct json_value *root = &f->doc.root;
 
 	const char *schema = json_get_string(root, "schema");
+	const struct json_value *version_value = json_get(root, "schema_version");
 	double version = json_get_number(root, "schema_version", NAN);
 	if (!schema || strcmp(schema, "vdsokit-bench") != 0)
 		return cli_error("compare", path, "not the output of `vdsokit bench --json` "
 				 "(schema %s%s%s)", schema ? "\"" : "", schema ? schema : "missing",
 				 schema ? "\"" : "");
+	/* Say what is there: a string or a missing member is no "nan". */
+	if (!version_value)
+		return cli_error("compare", path, "no schema_version member");
+	if (version_value->type == JSON_STRING)
+		return cli_error("compare", path, "schema_version is a string, not a number: "
+				 "this vdsokit reads 1 to %d", CLI_JSON_SCHEMA_VERSION);
+	if (version_value->type != JSON_NUMBER)
+		return cli_error("compare", path, "schema_version is not a number: this vdsokit "
+				 "reads 1 to %d", CLI_JSON_SCHEMA_VERSION);
 	if (!(version >= 1 && version <= CLI_JSON_SCHEMA_VERSION))
 		return cli_error("compare", path, "schema_version %g is not one this vdsokit "
 				 "reads (1 to %d)", version, CLI_JSON_SCHEMA_VERSION);
@@ -168,7 +179,7 @@ static void print_json(const struct compare_row *rows, unsigned count, const cha
 	json_document_end(&w);
 }
 
-static int write_svg(const char *path, const struct compare_row *rows, unsigned count,
+static int write_svg(struct cli_output_file *file, const struct compare_row *rows, unsigned count,
 		     const char *before_title, const char *after_title, const char *subtitle)
 {
 	const char **groups = calloc(count ? count : 1, sizeof(*groups));
@@ -178,6 +189,8 @@ static int write_svg(const char *path, const struct compare_row *rows, unsigned 
 	if (!groups || !values) {
 		free(groups);
 		free(values);
+		const char *path = file->path;
+		cli_output_abort(file);
 		return cli_error("compare", path, "out of memory");
 	}
 	for (unsigned i = 0; i < count; i++) {
@@ -195,7 +208,7 @@ static int write_svg(const char *path, const struct compare_row *rows, unsigned 
 		.groups = groups,
 		.values = values,
 	};
-	status = svg_write_chart_file("compare", path, &chart);
+	status = svg_write_chart_file(file, &chart);
 	free(groups);
 	free(values);
 	return status;
@@ -234,6 +247,9 @@ int cmd_compare(int argc, char **argv)
 	}
 	if (markdown && json)
 		return cli_usage_error("compare", "--markdown and --json are exclusive");
+	if (svg_path && strcmp(svg_path, "-") == 0 && (markdown || json))
+		return cli_usage_error("compare", "--svg - and --%s both write to stdout",
+				       json ? "json" : "markdown");
 	if (!valid_path(path_name))
 		return cli_usage_error("compare", "--path: '%s' is not one of vdsokit, vdso, libc, "
 				       "syscall", path_name);
@@ -242,6 +258,19 @@ int cmd_compare(int argc, char **argv)
 		return cli_usage_error("compare", "no BEFORE.json given");
 	if (files > 2)
 		return cli_usage_error("compare", "at most two files ('%s' is extra)", argv[optind + 2]);
+	if (files == 2 && strcmp(argv[optind], "-") == 0 && strcmp(argv[optind + 1], "-") == 0)
+		return cli_usage_error("compare", "stdin (-) can be read only once: give one of "
+				       "the files by name");
+	if (files == 1 && strcmp(path_name, "syscall") == 0)
+		return cli_usage_error("compare", "--path syscall with one file compares the "
+				       "syscall with itself: choose vdsokit, vdso or libc, or give "
+				       "two files");
+
+	/* Checked before reading: the input must survive a mistyped --svg. */
+	const char *inputs[2] = { argv[optind], files == 2 ? argv[optind + 1] : argv[optind] };
+	int refused = svg_path ? cli_output_not_input("compare", "--svg", svg_path, inputs, 2) : 0;
+	if (refused)
+		return refused;
 
 	struct bench_file before, after;
 	memset(&after, 0, sizeof(after));
@@ -307,6 +336,25 @@ int cmd_compare(int argc, char **argv)
 		status = cli_error("compare", before.path, "no results with a label");
 		goto out;
 	}
+	/* Two runs that share no label give a table of dashes: nothing was compared. */
+	unsigned matched = 0;
+	for (unsigned i = 0; i < count; i++)
+		matched += files == 1 || (label_index_find(&before_index, rows[i].label) &&
+					   label_index_find(&after_index, rows[i].label));
+	if (matched == 0) {
+		status = cli_error("compare", NULL, "%s and %s have no label in common: nothing to "
+				   "compare", before.path, after.path);
+		goto out;
+	}
+	if (svg_path) {
+		/* The chart first: a failed write leaves no JSON behind (docs/json.md). */
+		struct cli_output_file svg;
+		status = cli_output_open(&svg, "compare", svg_path);
+		if (!status)
+			status = write_svg(&svg, rows, count, before_title, after_title, subtitle);
+		if (status || svg.to_stdout)
+			goto out;
+	}
 	if (json) {
 		print_json(rows, count, before.path, files == 2 ? after.path : before.path,
 			   before_path, path_name);
@@ -325,8 +373,6 @@ int cmd_compare(int argc, char **argv)
 		}
 		print_table(rows, count, markdown, before_title, after_title);
 	}
-	if (svg_path)
-		status = write_svg(svg_path, rows, count, before_title, after_title, subtitle);
 out:
 	label_index_free(&before_index);
 	label_index_free(&after_index);

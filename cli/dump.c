@@ -15,16 +15,17 @@
 static const char usage[] =
 	"Usage: vdsokit dump [-o FILE]\n"
 	"\n"
-	"Writes this process's vDSO image to FILE, or to stdout when it is not a\n"
-	"terminal: as many bytes as its PT_LOAD segments span (the size the parser\n"
-	"computed), extended to the section headers when the kernel mapped them\n"
-	"too, so that readelf sees the sections.  Exit status 1 when there is no\n"
-	"usable vDSO to dump.\n"
+	"Writes this process's vDSO image to FILE (`-`: stdout), or to stdout when\n"
+	"it is not a terminal: as many bytes as its PT_LOAD segments span (the\n"
+	"size the parser computed), extended to the section headers when the\n"
+	"kernel mapped them too, so that readelf sees the sections.  Exit status 1\n"
+	"when there is no usable vDSO to dump.\n"
 	"\n"
 	"Options:\n"
 	"  -o, --output FILE  write to FILE (mode 0644 when new), replacing it only\n"
-	"                     once the whole image is written; a device or FIFO is\n"
-	"                     written directly and never removed\n"
+	"                     once the whole image is written where a rename keeps\n"
+	"                     its owner, mode and links, else in place (vdsokit(1),\n"
+	"                     OUTPUT FILES)\n"
 	"  -h, --help         this help\n";
 
 /*
@@ -70,6 +71,8 @@ int cmd_dump(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error("dump", "unexpected argument '%s'", argv[optind]);
+	if (output && strcmp(output, "-") == 0)
+		output = NULL;   /* stdout, by the same rules as without -o */
 	if (!output && isatty(STDOUT_FILENO))
 		return cli_usage_error("dump", "stdout is a terminal: use -o FILE or a redirection");
 

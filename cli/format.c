@@ -89,13 +89,44 @@ static const char *const clock_names[] = {
 #define AUX_CLOCK_FIRST 16
 #define AUX_CLOCK_LAST 23
 
+/*
+ * Negative ids are the kernel's dynamic clocks (include/linux/posix-timers.h):
+ * ~pid << 3 | per-thread << 2 | kind (PROF, VIRT, SCHED) for a CPU-time
+ * clock, pid 0 being the caller; ~fd << 3 | 3 for a clock behind a file
+ * descriptor (a PTP device).  Named for what they are, so that -3 (this
+ * thread's VIRT clock) is not called INVALID.  A pid above PID_MAX_LIMIT
+ * (2^22) can name nothing: those stay INVALID.  No comma: labels go into CSV.
+ */
+static bool dynamic_clock_name(char *buf, size_t size, long clock)
+{
+	static const char *const kinds[] = { "PROF", "VIRT", "SCHED" };
+	if (clock >= 0 || clock < INT32_MIN)
+		return false;
+	long high = ~(clock >> 3);   /* arithmetic shift: glibc and the kernel alike */
+	unsigned kind = (unsigned)clock & 3;
+	bool per_thread = (clock & 4) != 0;
+	if (kind == 3) {
+		if (per_thread)
+			return false;
+		snprintf(buf, size, "FD(%ld)", high);
+		return true;
+	}
+	if (high > (1L << 22))
+		return false;
+	if (high == 0)
+		snprintf(buf, size, "CPU_%s(%s self)", kinds[kind], per_thread ? "thread" : "process");
+	else
+		snprintf(buf, size, "CPU_%s(%s %ld)", kinds[kind], per_thread ? "tid" : "pid", high);
+	return true;
+}
+
 const char *clock_id_name(char *buf, size_t size, long clock)
 {
 	if (clock >= 0 && clock < CLOCK_NAME_COUNT)
 		snprintf(buf, size, "%s", clock_names[clock]);
 	else if (clock >= AUX_CLOCK_FIRST && clock <= AUX_CLOCK_LAST)
 		snprintf(buf, size, "AUX%ld", clock - AUX_CLOCK_FIRST);
-	else
+	else if (!dynamic_clock_name(buf, size, clock))
 		snprintf(buf, size, "INVALID(%ld)", clock);
 	return buf;
 }

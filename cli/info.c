@@ -4,6 +4,7 @@
  * the data pages beside it, what the image holds, and which vDSO symbol
  * (or syscall) serves each function of the library.
  */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -98,6 +99,25 @@ static void print_functions_json(struct json_writer *w, const struct vdsokit_ima
 	json_array_end(w);
 }
 
+/*
+ * Why the auxv names no vDSO.  valgrind and qemu-user run the program on
+ * a kernel that mapped one for them and pass none on: valgrind is seen in
+ * the LD_PRELOAD it sets for its vgpreload libraries (doctor looks closer),
+ * and the kernel's data pages in the maps show a vDSO was mapped.
+ */
+static const char *why_no_vdso(const struct vdso_mapping *maps, unsigned count)
+{
+	const char *preload = getenv("LD_PRELOAD");
+	if (preload && strstr(preload, "vgpreload"))
+		return "no vDSO in this process: running under valgrind, which hides it from "
+		       "the program";
+	for (unsigned i = 0; i < count; i++)
+		if (strncmp(maps[i].name, "[vvar", 5) == 0)
+			return "no vDSO in this process, although the kernel mapped its data pages "
+			       "([vvar]): an emulator or tool (valgrind, qemu-user) hides it";
+	return "the kernel mapped no vDSO (vdso=0, or an emulator such as qemu-user hides it)";
+}
+
 int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -124,6 +144,7 @@ int cmd_info(int argc, char **argv)
 	const struct vdso_mapping *maps = host.mappings;
 	unsigned map_count = host.mapping_count;
 
+	const char *absent_why = host.auxv_sysinfo_ehdr ? NULL : why_no_vdso(maps, map_count);
 	if (json) {
 		struct json_writer w;
 		json_document_begin(&w, stdout, "info");
@@ -134,6 +155,7 @@ int cmd_info(int argc, char **argv)
 			json_stringf(&w, "0x%lx", host.auxv_sysinfo_ehdr);
 		else
 			json_null(&w);
+		json_kv_string(&w, "at_sysinfo_ehdr_absent_reason", absent_why);
 		json_key(&w, "mappings");
 		/* null, not [], when /proc/self/maps cannot be read (host.unknown says why). */
 		if (!host.maps.known)
@@ -172,8 +194,7 @@ int cmd_info(int argc, char **argv)
 	if (host.auxv_sysinfo_ehdr)
 		printf("AT_SYSINFO_EHDR: 0x%lx\n", host.auxv_sysinfo_ehdr);
 	else
-		printf("AT_SYSINFO_EHDR: absent: the kernel mapped no vDSO (vdso=0, or an "
-		       "emulator such as qemu-user)\n");
+		printf("AT_SYSINFO_EHDR: absent: %s\n", absent_why);
 	if (init_result)
 		printf("libvdsokit:      no usable vDSO (%s): every call takes the syscall\n",
 		       errno_name(-init_result));

@@ -4,6 +4,7 @@
  * architecture (dumped from another machine, or arch/.../vdso*.so from a
  * kernel build), read with the library's own parser.
  */
+#include <elf.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,6 +57,15 @@ int cmd_inspect(int argc, char **argv)
 		return cli_error("inspect", path, "%s",
 				 cli_read_error(path, err, "larger than 256 MiB, not a vDSO"));
 
+	/* A file too short for a header is "truncated" only when it starts as ELF does. */
+	size_t magic = size < SELFMAG ? size : SELFMAG;
+	if (size == 0 || memcmp(data, ELFMAG, magic) != 0) {
+		cli_error("inspect", path, "not an ELF file (%s)",
+			  size == 0 ? "empty" : "no \\x7fELF magic at its start");
+		free(data);
+		return CLI_EXIT_USAGE;
+	}
+
 	struct vdsokit_image img;
 	int parse_error = vdsokit_image_parse(&img, data, size);
 	if (parse_error) {
@@ -69,17 +79,45 @@ int cmd_inspect(int argc, char **argv)
 		return CLI_EXIT_USAGE;
 	}
 
+	/*
+	 * The parser reads what is there, so a cut file still has an inventory;
+	 * but its code is gone, and a reader must not take it for the image.
+	 */
+	uint64_t span;
+	bool have_span = image_load_span(data, size, &span);
+	bool short_file = have_span && span > size;
+	char warning[160] = "";
+	if (short_file) {
+		snprintf(warning, sizeof(warning),
+			 "the file is %zu bytes while its PT_LOAD segments span %llu: "
+			 "truncated, the code past byte %zu is missing",
+			 size, (unsigned long long)span, size);
+		fflush(stdout);
+		cli_warning("inspect", "%s: %s", path, warning);
+	}
 	if (json) {
 		struct json_writer w;
 		json_document_begin(&w, stdout, "inspect");
 		json_kv_string(&w, "file", path);
 		json_kv_uint(&w, "file_size", size);
+		json_key(&w, "load_span");
+		if (have_span)
+			json_uint(&w, span);
+		else
+			json_null(&w);
+		json_key(&w, "warnings");
+		json_array_begin(&w);
+		if (short_file)
+			json_string(&w, warning);
+		json_array_end(&w);
 		image_print_json(&w, &img);
 		json_document_end(&w);
 	} else {
 		fputs("file:         ", stdout);
 		text_write(stdout, path, TEXT_TERMINAL);
 		printf(" (%zu bytes)\n", size);
+		if (short_file)
+			printf("warning:      %s\n", warning);
 		image_print_text(stdout, &img);
 	}
 	free(data);

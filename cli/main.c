@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -48,6 +49,9 @@ static void print_usage(FILE *out)
 		"Without a command, runs `%s report`.\n", CLI_PROGRAM);
 }
 
+/* The subcommand running, for the message about a failed stdout. */
+static const char *command_name;
+
 static const struct command *find_command(const char *name)
 {
 	for (size_t i = 0; i < COMMAND_COUNT; i++)
@@ -68,6 +72,11 @@ static int run(int argc, char **argv)
 		return CLI_EXIT_OK;
 	}
 	if (strcmp(first, "--version") == 0 || strcmp(first, "-V") == 0) {
+		if (argc > 2) {
+			fprintf(stderr, "%s: %s takes no argument ('%s' is extra)\nTry '%s --help'.\n",
+				CLI_PROGRAM, first, argv[2], CLI_PROGRAM);
+			return CLI_EXIT_USAGE;
+		}
 		printf("%s %s (libvdsokit %s, %s)\n", CLI_PROGRAM, VDSOKIT_VERSION_STRING,
 		       VDSOKIT_VERSION_STRING, vdsokit_arch_name());
 		return CLI_EXIT_OK;
@@ -96,6 +105,7 @@ static int run(int argc, char **argv)
 			CLI_PROGRAM, first, CLI_PROGRAM);
 		return CLI_EXIT_USAGE;
 	}
+	command_name = c->name;
 	return c->run(argc - 1, argv + 1);
 }
 
@@ -119,31 +129,75 @@ static void hold_closed_std_fds(void)
 }
 
 /*
+ * stdout goes through this writer, which keeps the reason of the first
+ * write that failed: stdio keeps only an error flag, and errno has moved
+ * on by the time the command returns ("Input/output error" for a full
+ * disk).  ENOSPC for /dev/full, EBADF for a closed stdout, EPIPE for a
+ * closed pipe (SIGPIPE is ignored) are then named as they are.
+ */
+static int stdout_error;
+
+static ssize_t stdout_write(void *cookie, const char *buf, size_t size)
+{
+	(void)cookie;
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = write(STDOUT_FILENO, buf + done, size - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!stdout_error)
+				stdout_error = n < 0 ? errno : EIO;
+			return done ? (ssize_t)done : -1;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)size;
+}
+
+static void use_stdout_writer(void)
+{
+	static const cookie_io_functions_t io = { .write = stdout_write };
+	FILE *f = fopencookie(NULL, "w", io);
+	if (!f)
+		return;   /* plain stdout: the reason may then be EIO */
+	/* As stdio would: a terminal sees each line as it is printed. */
+	setvbuf(f, NULL, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+	stdout = f;
+}
+
+/*
  * The one way out: a full disk, a closed stdout or a closed pipe (with
  * SIGPIPE ignored) must not look like success, whatever the command.
  */
 static int close_stdout(int status)
 {
-	/*
-	 * A write that failed during the command left only the error flag:
-	 * errno has moved on since.  The final flush and close give a fresh
-	 * reason (a full device fails again); EIO where they cannot.
-	 */
-	bool failed_before = ferror(stdout);
+	bool failed = ferror(stdout);
 	errno = 0;
 	int err = fflush(stdout) != 0 ? errno : 0;
 	if (fclose(stdout) != 0 && !err)
 		err = errno;
-	if (failed_before && !err)
+	if (stdout_error)
+		err = stdout_error;
+	else if (failed && !err)
 		err = EIO;
 	if (!err)
 		return status;
-	fprintf(stderr, "%s: error writing the output: %s\n", CLI_PROGRAM, strerror(err));
+	fprintf(stderr, "%s%s%s: error writing the output: %s\n", CLI_PROGRAM,
+		command_name ? " " : "", command_name ? command_name : "", strerror(err));
 	return status ? status : CLI_EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
 {
 	hold_closed_std_fds();
+	/*
+	 * A closed pipe and a file-size limit are errors to report (exit 2,
+	 * vdsokit(1)), not deaths: a death by SIGXFSZ would leave the
+	 * temporary file of dump -o or --svg behind.
+	 */
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGXFSZ, SIG_IGN);
+	use_stdout_writer();
 	return close_stdout(run(argc, argv));
 }

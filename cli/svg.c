@@ -206,15 +206,12 @@ int svg_write_bar_chart(FILE *out, const struct bar_chart *c)
 	return 0;
 }
 
-int svg_write_chart_file(const char *cmd, const char *path, const struct bar_chart *chart)
+int svg_write_chart_file(struct cli_output_file *file, const struct bar_chart *chart)
 {
-	struct cli_output_file file;
-	int status = cli_output_open(&file, cmd, path);
-	if (status)
-		return status;
-	if (svg_write_bar_chart(file.stream, chart) != 0) {
-		cli_output_abort(&file);
+	if (svg_write_bar_chart(file->stream, chart) != 0) {
+		const char *cmd = file->cmd, *path = file->path;
+		cli_output_abort(file);
 		return cli_error(cmd, path, "no figures to draw: nothing written");
 	}
-	return cli_output_commit(&file);
+	return cli_output_commit(file);
 }

@@ -17,6 +17,8 @@
 static void vmessage(const char *cmd, const char *input, const char *fmt, va_list ap)
 {
 	progress_clear();
+	/* Lines already printed come first: `> log 2>&1` must not split one. */
+	fflush(stdout);
 	fprintf(stderr, "%s", CLI_PROGRAM);
 	if (cmd)
 		fprintf(stderr, " %s", cmd);
@@ -50,6 +52,7 @@ void cli_warning(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
 	progress_clear();
+	fflush(stdout);   /* as vmessage: whole stdout lines before the warning */
 	fprintf(stderr, "%s %s: warning: ", CLI_PROGRAM, cmd);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);

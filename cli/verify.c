@@ -41,7 +41,9 @@ static void print_usage(FILE *out)
 		"  --threads N     threads of the monotonic check (default: allowed CPUs, >= 2)\n"
 		"  --json          machine-readable output (schema vdsokit-verify)\n"
 		"  --image FILE    test aid: check the functions of this vDSO image file\n"
-		"                  instead of the process's vDSO\n"
+		"                  instead of the process's vDSO; refused (exit 2) when its\n"
+		"                  code cannot run from a file: truncated, or a dump of a\n"
+		"                  live vDSO, which reads the kernel's data pages\n"
 		"  -h, --help      this help\n"
 		"\n"
 		"Exit status: 0 every check passed, was skipped with a reason or is a DIFF,\n"
@@ -222,6 +224,7 @@ int cmd_verify(int argc, char **argv)
 	struct check_counts n = check_count(&list);
 	/* Not silent even with --json on stdout: a kernel finding is worth a line. */
 	if (n.vdso_differs) {
+		fflush(stdout);   /* whole stdout lines first, for `> log 2>&1` */
 		fprintf(stderr, "%s %s: warning: the raw vDSO disagrees with the syscall in %u "
 			"checks (the library agrees):", CLI_PROGRAM, argv[0], n.vdso_differs);
 		for (unsigned i = 0; i < list.count; i++)

@@ -79,11 +79,12 @@ sanitized() {
 	grep -qa "$marks" "${2:-$vdsokit}"
 }
 
-# json_check DESCRIPTION FILE JQ_FILTER: jq -e FILTER must hold.
+# json_check DESCRIPTION FILE JQ_FILTER: jq -e FILTER must hold (an empty
+# FILE fails: jq -e accepts no input at all).
 json_check() {
 	if ! have jq; then
 		skip "$1: jq not installed"
-	elif jq -e "$3" "$2" >"$tmp/jq.out" 2>&1; then
+	elif [ -s "$2" ] && jq -e "$3" "$2" >"$tmp/jq.out" 2>&1; then
 		ok "$1"
 	else
 		not_ok "$1"
