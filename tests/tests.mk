@@ -61,6 +61,14 @@ $(BUILD)/tests/calls-i386.t $(BUILD)/tests/getcpu-i386.t &: FORCE
 		fi; \
 	done
 
+# Runs a command under a seccomp filter that refuses named syscalls
+# (tests/cli-sandbox.t): the sandboxes vdsokit must report on.
+SANDBOX_RUN := $(BUILD)/tests/tools/sandbox-run
+$(SANDBOX_RUN): tests/tools/sandbox-run.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
+CHECK_DEPS += $(SANDBOX_RUN)
+
 .PHONY: lib-tests tests FORCE
 FORCE:
 lib-tests: $(LIB_TESTS)
@@ -73,11 +81,3 @@ check:
 	$(MAKE) --no-print-directory all
 	$(MAKE) --no-print-directory tests
 	prove -e '' $(PROVE_FLAGS) $(BUILD)/tests/*.t $(wildcard tests/*.t tests/hardening/*.t)
-
-# Runs a command under a seccomp filter that refuses named syscalls
-# (tests/cli-sandbox.t): the sandboxes vdsokit must report on.
-SANDBOX_RUN := $(BUILD)/tests/tools/sandbox-run
-$(SANDBOX_RUN): tests/tools/sandbox-run.c
-	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
-CHECK_DEPS += $(SANDBOX_RUN)
