@@ -14,6 +14,7 @@
  * calibrated to ~100 µs; the figure is the median of the batch means.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -283,6 +284,116 @@ static void print_row(const struct row *r, char *notes, size_t notes_size)
 	}
 }
 
+/* ---- getrandom's first call in a thread, with many threads alive -------- */
+
+/*
+ * The cost of a thread's first vdsokit_getrandom (claiming a state) should
+ * not grow with the threads that hold one.  Threads that drew once stay
+ * alive, blocked; then 31 new threads, one after the other, each time their
+ * first call and their second and exit, as the threads of a churning pool
+ * do (each finds the state of the one before given back, or none free).
+ * The vDSO seeds a fresh state with one getrandom syscall (a state given
+ * back by an exited thread is already seeded): the syscall is the reference.
+ */
+#define NEW_THREADS 31
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t live_released = PTHREAD_COND_INITIALIZER;
+static int live_release, live_count;
+
+struct first_draw { double first_ns, second_ns; };
+
+static void *live_thread(void *arg)
+{
+	struct first_draw *d = arg;
+	unsigned char buf[16];
+	double t0 = now_ns();
+	vdsokit_getrandom(buf, sizeof(buf), 0);
+	double t1 = now_ns();
+	vdsokit_getrandom(buf, sizeof(buf), 0);
+	double t2 = now_ns();
+	if (d) { /* a measured thread: it exits, as threads of a pool churning do */
+		d->first_ns = t1 - t0;
+		d->second_ns = t2 - t1;
+		return NULL;
+	}
+	pthread_mutex_lock(&live_lock);
+	live_count++;
+	while (!live_release)
+		pthread_cond_wait(&live_released, &live_lock);
+	pthread_mutex_unlock(&live_lock);
+	return NULL;
+}
+
+static void print_getrandom_first_calls(void)
+{
+	struct vdsokit_path p;
+	if (vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p) || p.route != VDSOKIT_ROUTE_VDSO) {
+		printf("\ngetrandom first call with live threads: skipped, getrandom is not on the vDSO here (%s)\n",
+		       vdsokit_reason_text(p.reason));
+		return;
+	}
+	static const int live_targets[] = { 15, 1000, 2000 };
+	static pthread_t threads[2200];
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	int started = 0;
+	double sys[NEW_THREADS];
+	for (int i = 0; i < NEW_THREADS; i++) {
+		unsigned char buf[16];
+		double t0 = now_ns();
+		vdsokit_getrandom_via(VDSOKIT_VIA_SYSCALL, buf, sizeof(buf), 0);
+		sys[i] = now_ns() - t0;
+	}
+	qsort(sys, NEW_THREADS, sizeof(double), cmp_double);
+	printf("\ngetrandom(16), a new thread's first call (claims a state: one given back by a thread\n"
+	       "that exited, or a fresh one, which the vDSO seeds with a getrandom syscall, %.0f ns here)\n"
+	       "and its second, median of %d threads started and ended in turn:\n",
+	       sys[NEW_THREADS / 2], NEW_THREADS);
+	printf("  %-28s %10s %10s\n", "threads holding states", "first", "second");
+	for (size_t k = 0; k < sizeof(live_targets) / sizeof(live_targets[0]); k++) {
+		for (; started < live_targets[k]; started++)
+			if (pthread_create(&threads[started], &attr, live_thread, NULL))
+				break;
+		if (started < live_targets[k]) {
+			printf("  %-28d could not start more threads (%d)\n", live_targets[k], started);
+			break;
+		}
+		for (;;) { /* every one has drawn */
+			pthread_mutex_lock(&live_lock);
+			int n = live_count;
+			pthread_mutex_unlock(&live_lock);
+			if (n >= started)
+				break;
+			usleep(1000);
+		}
+		struct first_draw d[NEW_THREADS];
+		double first[NEW_THREADS], second[NEW_THREADS];
+		int measured = 0;
+		for (int i = 0; i < NEW_THREADS; i++) {
+			pthread_t t;
+			if (pthread_create(&t, &attr, live_thread, &d[i]))
+				break;
+			pthread_join(t, NULL);
+			first[i] = d[i].first_ns;
+			second[i] = d[i].second_ns;
+			measured++;
+		}
+		qsort(first, (size_t)measured, sizeof(double), cmp_double);
+		qsort(second, (size_t)measured, sizeof(double), cmp_double);
+		if (measured)
+			printf("  %-28d %7.0f ns %7.0f ns\n", live_targets[k], first[measured / 2],
+			       second[measured / 2]);
+	}
+	pthread_mutex_lock(&live_lock);
+	live_release = 1;
+	pthread_cond_broadcast(&live_released);
+	pthread_mutex_unlock(&live_lock);
+	for (int i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	pthread_attr_destroy(&attr);
+}
+
 int main(void)
 {
 	static const struct { clockid_t id; const char *name; } clocks[] = {
@@ -349,5 +460,6 @@ int main(void)
 	printf("\nfirst call's work (locate + parse + resolve + choose), warm, fastest of 31 x 100: %.0f ns\n",
 	       warm);
 	print_fresh_process_figures(warm);
+	print_getrandom_first_calls();
 	return 0;
 }

@@ -31,5 +31,15 @@ for what in 'static \(-static, libvdsokit\.a\)' 'dynamic \(libvdsokit\.so\)'; do
 	check "the fresh-process first call is measured: $(printf '%s' "$what" | tr -d '\\')" \
 		grep -Eq "^  $what +[0-9]+ ns, [0-9]+ page faults " "$tmp/out"
 done
+# getrandom's first call in a thread beside 15, 1,000 and 2,000 live threads
+# (figures, never judged: the check is that each was measured or skipped with its reason).
+if grep -q '^getrandom first call with live threads: skipped, ' "$tmp/out"; then
+	skip "getrandom first calls: $(grep '^getrandom first call with live threads' "$tmp/out")"
+else
+	for live in 15 1000 2000; do
+		check "getrandom's first call beside $live live threads is measured" \
+			grep -Eq "^  $live +[0-9]+ ns +[0-9]+ ns$" "$tmp/out"
+	done
+fi
 diag <"$tmp/out"
 done_testing
