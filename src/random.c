@@ -281,8 +281,7 @@ static int query_params(const struct vdsokit_state *s)
 	size_t page = vdsokit__auxv(AT_PAGESZ);
 	size_t step = ((size_t)p.size_of_opaque_state + STATE_ALIGN - 1) & ~(size_t)(STATE_ALIGN - 1);
 	/* A state (on its own cache lines) larger than a page could not avoid crossing one. */
-	int ok = r == 0 && p.size_of_opaque_state > 0 && step <= (page ? page : 4096) &&
-		 exit_key_ready;
+	int ok = r == 0 && p.size_of_opaque_state > 0 && step <= (page ? page : 4096);
 	if (ok) {
 		/* The exact size: the kernel's vDSO takes the syscall on any other. */
 		__atomic_store_n(&params.state_size, p.size_of_opaque_state, __ATOMIC_RELAXED);
@@ -299,7 +298,13 @@ static int query_params(const struct vdsokit_state *s)
 /* A state for this thread's call, claimed now; NULL: use the syscall. */
 static void *acquire_state(const struct vdsokit_state *s)
 {
-	if (this_thread.exiting || query_params(s))
+	/*
+	 * Without the exit hook (a call from a constructor that ran before the
+	 * library's, or no key left) a state could not be given back: this
+	 * call takes the syscall, and later ones try again.
+	 */
+	if (this_thread.exiting || !__atomic_load_n(&exit_key_ready, __ATOMIC_ACQUIRE) ||
+	    query_params(s))
 		return NULL;
 	if (!this_thread.registered) {
 		/* The exit hook first: a state is never claimed that exit would not give back. */
@@ -370,7 +375,8 @@ static void on_thread_exit(void *record)
 /* At load time, so that the key is among the process's first and costs no allocation. */
 __attribute__((constructor)) static void random_create_exit_key(void)
 {
-	exit_key_ready = pthread_key_create(&exit_key, on_thread_exit) == 0;
+	if (pthread_key_create(&exit_key, on_thread_exit) == 0)
+		__atomic_store_n(&exit_key_ready, 1, __ATOMIC_RELEASE);
 }
 
 /*
@@ -383,10 +389,8 @@ __attribute__((constructor)) static void random_create_exit_key(void)
  */
 __attribute__((destructor)) static void random_unload(void)
 {
-	if (exit_key_ready) {
-		exit_key_ready = 0;
+	if (__atomic_exchange_n(&exit_key_ready, 0, __ATOMIC_ACQ_REL))
 		pthread_key_delete(exit_key);
-	}
 	int ready = __atomic_exchange_n(&params.status, PARAMS_UNAVAILABLE, __ATOMIC_ACQ_REL);
 	if (ready != PARAMS_READY)
 		return;
