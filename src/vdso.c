@@ -328,19 +328,25 @@ static int init_verdict(const struct vdsokit_state *s)
 	return s->image_reason == VDSOKIT_REASON_NO_VDSO ? -ENOENT : -ENOEXEC;
 }
 
+/*
+ * Another thread of this process (or the frame this signal handler
+ * interrupted) is publishing: the same work on the stack gives the verdict
+ * now, without waiting for it.  Out of line, so that the state on the stack
+ * deepens only this rare path, not every first call through vdsokit_init().
+ */
+static __attribute__((noinline)) int verdict_of_own_resolution(void)
+{
+	struct vdsokit_state mine;
+	vdsokit_resolve(&mine);
+	return init_verdict(&mine);
+}
+
 VDSO_EXPORT int vdsokit_init(void)
 {
 	const struct vdsokit_state *s = vdsokit_state();
 	if (s != &vdsokit_empty)
 		return init_verdict(s);
-	/*
-	 * Another thread of this process (or the frame this signal handler
-	 * interrupted) is publishing: the same work on the stack gives the
-	 * verdict now, without waiting for it.
-	 */
-	struct vdsokit_state mine;
-	vdsokit_resolve(&mine);
-	return init_verdict(&mine);
+	return verdict_of_own_resolution();
 }
 
 VDSO_EXPORT int vdsokit_use_image(const void *base, size_t size)

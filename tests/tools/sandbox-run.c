@@ -148,7 +148,10 @@ int main(int argc, char **argv)
 	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		if (count == MAX_REFUSED)
 			return usage("too many syscalls");
-		refused[count] = syscall_number(name);
+		/* A name from the table, or a number for any other syscall of this ABI. */
+		char *end;
+		long nr = strtol(name, &end, 10);
+		refused[count] = *name && !*end && nr >= 0 ? nr : syscall_number(name);
 		if (refused[count] < 0) {
 			fprintf(stderr, "sandbox-run: unknown syscall '%s'\n", name);
 			return 125;
