@@ -34,6 +34,7 @@ struct child_report {
 	char why[200];
 };
 
+#ifdef HAVE_UCONTEXT
 /* A pattern whose two forms differ in every byte: a write can match one only. */
 static unsigned char pattern(enum witness w, size_t i)
 {
@@ -41,7 +42,6 @@ static unsigned char pattern(enum witness w, size_t i)
 	return w == PAINT_B ? (unsigned char)~a[i & 7] : a[i & 7];
 }
 
-#ifdef HAVE_UCONTEXT
 static long (*child_thunk)(void *);
 static void *child_arg;
 static long child_result;

@@ -439,6 +439,11 @@ int main(int argc, char **argv)
 	for (unsigned i = 0; i < call_count; i++) {
 		struct call *c = &calls[i];
 		struct stack_probe_result r;
+		bool image_op = c->op >= OP_IMAGE_PARSE && c->op <= OP_IMAGE_VERDEF;
+		if (image_op && !image && !getauxval(AT_SYSINFO_EHDR)) {
+			skip("%s: no image in this process (no vDSO)", c->label);
+			continue;
+		}
 		if (!stack_probe(prepare, run_call, c, &r)) {
 			ok(0, "%s: %s", c->label, r.why);
 			continue;
