@@ -373,6 +373,40 @@ const char *cli_func_name(enum vdsokit_func fn);
 /* Also accepts "tp" for the thread pointer; false if unknown. */
 bool cli_func_parse(const char *text, enum vdsokit_func *fn);
 
+/* ---------------------------------------------------------------------- */
+/* The vDSO's stack use (stack_use.c, on stack_probe.c): info and doctor   */
+/* ---------------------------------------------------------------------- */
+
+#include "stack_probe.h"
+
+/* Clock ids 0..11: every clock the vDSO may serve. */
+#define VDSO_STACK_MAX_CLOCKS 12
+
+struct vdso_stack_clock {
+	long clock;                       /* -1 for a function without a clock */
+	struct stack_probe_result result;
+};
+
+struct vdso_stack_use {
+	bool measured;                    /* at least one call measured        */
+	size_t deepest;                   /* bytes below the stack pointer, the
+					     deepest over its clocks          */
+	bool page_granular;               /* deepest is a page-granular bound  */
+	size_t written;                   /* there: the deepest byte written    */
+	long deepest_clock;               /* where it was, -1: no clock        */
+	bool through_library;             /* via(VDSO), not the bare entry     */
+	unsigned clock_count;             /* clocks measured                    */
+	struct vdso_stack_clock clocks[VDSO_STACK_MAX_CLOCKS];
+	char why[200];                    /* !measured: why not                 */
+};
+
+/* Calls fn's vDSO entry for each clock the library sends to the vDSO. */
+void vdso_stack_measure(enum vdsokit_func fn, struct vdso_stack_use *u);
+/* "72 B", "<= 8192 B" (page-granular) or "-". */
+const char *vdso_stack_text(char *buf, size_t size, const struct vdso_stack_use *u);
+/* "stack": {...} or null, and "stack_unmeasured_reason". */
+void vdso_stack_json(struct json_writer *w, const struct vdso_stack_use *u);
+
 /*
  * One fact about the host, read from /proc or /sys: either known, with its
  * value, or unknown with the reason (the file and the errno that kept it

@@ -813,6 +813,70 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 }
 
 /* ---------------------------------------------------------------------- */
+/* The vDSO's stack use                                                    */
+/* ---------------------------------------------------------------------- */
+
+/*
+ * More than this below the stack pointer breaks callers on small stacks:
+ * Go called the vDSO on goroutine stacks with 104 bytes to spare.
+ */
+#define VDSO_STACK_WARN_BYTES 1024
+
+static void check_vdso_stack(struct report *r, const struct vdso_facts *v)
+{
+	if (!v->mapped || !v->usable)
+		return;
+	static struct vdso_stack_use use[VDSOKIT_FN_COUNT];
+	size_t deepest = 0;
+	int deepest_fn = -1;
+	unsigned measured = 0, over = 0;
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		vdso_stack_measure((enum vdsokit_func)fn, &use[fn]);
+		if (!use[fn].measured)
+			continue;
+		measured++;
+		over += use[fn].deepest > VDSO_STACK_WARN_BYTES;
+		if (deepest_fn < 0 || use[fn].deepest > deepest) {
+			deepest = use[fn].deepest;
+			deepest_fn = (int)fn;
+		}
+	}
+	if (measured == 0)
+		return;
+	struct finding *f;
+	if (over == 0) {
+		f = finding_add(r, "vdso-stack", SEVERITY_OK,
+				"the vDSO's entries touch at most %zu bytes below the stack pointer (%s)",
+				deepest, cli_func_name((enum vdsokit_func)deepest_fn));
+	} else {
+		f = finding_add(r, "vdso-stack-deep", SEVERITY_WARNING,
+				"the vDSO touches more than %d bytes below the stack pointer: %u "
+				"function%s, up to %s%zu bytes (%s)", VDSO_STACK_WARN_BYTES, over,
+				over == 1 ? "" : "s", use[deepest_fn].page_granular ? "about " : "",
+				deepest, cli_func_name((enum vdsokit_func)deepest_fn));
+		action(f, "callers on small stacks (goroutines, green threads, coroutines, signal "
+		       "handlers on a sigaltstack) can overrun them: Go's runtime corrupted memory "
+		       "on such kernels (golang/go#20427). The likely cause is stack probes: a "
+		       "kernel built with -fstack-check or -fstack-clash-protection; build it with "
+		       "-fstack-check=no as CoreOS did (coreos/coreos-overlay#1359), or call the "
+		       "vDSO on a large stack");
+	}
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		char clock[32];
+		const struct vdso_stack_use *u = &use[fn];
+		if (!u->measured || (over && u->deepest <= VDSO_STACK_WARN_BYTES))
+			continue;
+		evidence(f, "%s: %s%zu bytes%s%s%s (%zu written; painted stack, %s)",
+			 cli_func_name((enum vdsokit_func)fn), u->page_granular ? "at most " : "",
+			 u->deepest, u->deepest_clock >= 0 ? " with CLOCK_" : "",
+			 u->deepest_clock >= 0 ? clock_id_name(clock, sizeof(clock), u->deepest_clock) :
+			 "", u->through_library ? " through vdsokit_*_via(VDSO)" : "",
+			 u->written, u->page_granular ?
+			 "the deepest touch wrote nothing: a stack probe's mark" : "exact");
+	}
+}
+
+/* ---------------------------------------------------------------------- */
 /* Environment                                                             */
 /* ---------------------------------------------------------------------- */
 
@@ -1138,6 +1202,7 @@ int cmd_doctor(int argc, char **argv)
 	check_clocksource(&report, &host, &env, &vdso, &clocksource);
 	check_functions(&report, &vdso);
 	check_cputime(&report);
+	check_vdso_stack(&report, &vdso);
 	check_failing_calls(&report, &host);
 	check_environment(&report, &host, &env);
 

@@ -16,7 +16,9 @@ static const char usage[] =
 	"Shows this process's vDSO: its address range and size, the data pages\n"
 	"beside it ([vvar], [vvar_vclock] ... from /proc/self/maps), ELF class,\n"
 	"machine and byte order, build-id, hash tables, version definitions, every\n"
-	"dynamic symbol, and which symbol each libvdsokit function uses.\n"
+	"dynamic symbol, and which symbol each libvdsokit function uses, with the\n"
+	"deepest stack its vDSO entry touched below the stack pointer (measured on\n"
+	"a painted stack, over every clock the library sends to the vDSO).\n"
 	"\n"
 	"Options:\n"
 	"  --json      JSON on stdout (docs/json.md, schema vdsokit-info)\n"
@@ -33,14 +35,24 @@ static const char *size_text(char *buf, size_t size, uintptr_t bytes)
 	return buf;
 }
 
+/* Measured once per run: each figure is three child processes per clock. */
+static struct vdso_stack_use stack_use[VDSOKIT_FN_COUNT];
+
+static void measure_stack_use(void)
+{
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++)
+		vdso_stack_measure((enum vdsokit_func)fn, &stack_use[fn]);
+}
+
 static void print_functions_text(const struct vdsokit_image *img)
 {
 	static const char *const headers[] = { "function", "route", "symbol", "offset",
-					       "fallback syscall", "why" };
+					       "stack", "fallback syscall", "why" };
 	static const enum table_align align[] = { TABLE_LEFT, TABLE_LEFT, TABLE_LEFT,
-						  TABLE_RIGHT, TABLE_LEFT, TABLE_LEFT };
+						  TABLE_RIGHT, TABLE_RIGHT, TABLE_LEFT, TABLE_LEFT };
 	struct table t;
-	table_init(&t, 6, headers, align);
+	char stack[32];
+	table_init(&t, 7, headers, align);
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
 		struct vdsokit_path path;
 		table_row(&t);
@@ -61,6 +73,7 @@ static void print_functions_text(const struct vdsokit_image *img)
 								  img->data));
 		else
 			table_cell(&t, "-");
+		table_cell(&t, vdso_stack_text(stack, sizeof(stack), &stack_use[fn]));
 		if (path.syscall)
 			table_cellf(&t, "%s (%ld)", path.syscall, path.syscall_nr);
 		else
@@ -70,6 +83,21 @@ static void print_functions_text(const struct vdsokit_image *img)
 	printf("\nlibvdsokit functions (clock functions shown for CLOCK_REALTIME):\n");
 	table_print(&t, stdout, "  ");
 	table_free(&t);
+	printf("\nstack: the deepest byte the vDSO entry touched below the stack pointer at the "
+	       "call,\nover every clock the library sends to the vDSO (\"<=\": seen at a page's "
+	       "granularity only)\n");
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		const struct vdso_stack_use *u = &stack_use[fn];
+		char clock[32];
+		if (u->measured && u->through_library)
+			printf("  %s: through vdsokit_%s_via(VDSOKIT_VIA_VDSO), its frame included\n",
+			       cli_func_name(fn), cli_func_name(fn));
+		if (u->measured && u->deepest_clock >= 0)
+			printf("  %s: deepest with CLOCK_%s, over %u clocks\n", cli_func_name(fn),
+			       clock_id_name(clock, sizeof(clock), u->deepest_clock), u->clock_count);
+		if (!u->measured && u->why[0] && img)
+			printf("  %s: not measured: %s\n", cli_func_name(fn), u->why);
+	}
 }
 
 static void print_functions_json(struct json_writer *w, const struct vdsokit_image *img)
@@ -94,6 +122,7 @@ static void print_functions_json(struct json_writer *w, const struct vdsokit_ima
 			json_kv_string(w, "syscall", path.syscall);
 			json_kv_int(w, "syscall_nr", path.syscall_nr);
 		}
+		vdso_stack_json(w, &stack_use[fn]);
 		json_object_end(w);
 	}
 	json_array_end(w);
@@ -145,6 +174,7 @@ int cmd_info(int argc, char **argv)
 	unsigned map_count = host.mapping_count;
 
 	const char *absent_why = host.auxv_sysinfo_ehdr ? NULL : why_no_vdso(maps, map_count);
+	measure_stack_use();
 	if (json) {
 		struct json_writer w;
 		json_document_begin(&w, stdout, "info");
