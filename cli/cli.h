@@ -142,6 +142,7 @@ cli_command_fn cmd_compare;  /* compare.c */
 cli_command_fn cmd_verify;   /* verify.c  */
 cli_command_fn cmd_abi;      /* abi.c     */
 cli_command_fn cmd_doctor;   /* doctor.c  */
+cli_command_fn cmd_metrics;  /* metrics.c */
 
 /* ---------------------------------------------------------------------- */
 /* Text on its way out (text_escape.c): the one place that escapes         */
@@ -151,6 +152,7 @@ enum text_target {
 	TEXT_JSON,       /* inside a JSON string: \" \\ \n \u001b, valid UTF-8   */
 	TEXT_XML,        /* SVG text and attributes: &lt; &amp; &quot;, XML chars */
 	TEXT_MARKDOWN,   /* a table cell: \| and no line break                   */
+	TEXT_PROMETHEUS, /* a label value of the text exposition format: \" \\ \n */
 	TEXT_TERMINAL,   /* text for people: no control byte, \xNN for non-UTF-8 */
 };
 /*
