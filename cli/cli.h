@@ -142,6 +142,7 @@ cli_command_fn cmd_compare;  /* compare.c */
 cli_command_fn cmd_verify;   /* verify.c  */
 cli_command_fn cmd_abi;      /* abi.c     */
 cli_command_fn cmd_doctor;   /* doctor.c  */
+cli_command_fn cmd_metrics;  /* metrics.c */
 
 /* ---------------------------------------------------------------------- */
 /* Text on its way out (text_escape.c): the one place that escapes         */
@@ -151,6 +152,7 @@ enum text_target {
 	TEXT_JSON,       /* inside a JSON string: \" \\ \n \u001b, valid UTF-8   */
 	TEXT_XML,        /* SVG text and attributes: &lt; &amp; &quot;, XML chars */
 	TEXT_MARKDOWN,   /* a table cell: \| and no line break                   */
+	TEXT_PROMETHEUS, /* a label value of the text exposition format: \" \\ \n */
 	TEXT_TERMINAL,   /* text for people: no control byte, \xNN for non-UTF-8 */
 };
 /*
@@ -587,6 +589,24 @@ long bench_call_once(const struct bench_case *c, enum bench_path path);
 int bench_pin_to_cpu(int cpu);
 /* CLOCK_MONOTONIC in ns, through the libc. */
 double bench_now_ns(void);
+
+/*
+ * report's quick benchmark (report.c), shared with metrics: the calls
+ * people make most (clock_gettime of REALTIME, MONOTONIC, MONOTONIC_COARSE
+ * and PROCESS_CPUTIME_ID, gettimeofday, time, getcpu, the thread pointer,
+ * getrandom(16)), through the library and the raw syscall.  A refused
+ * call has r[path].refused set and no figures (NaN).
+ */
+#define QUICK_COUNT 9
+struct quick_row {
+	struct bench_case c;
+	struct vdsokit_path route;      /* bench_case_path of c                */
+	struct bench_result r[BENCH_PATH_COUNT]; /* BENCH_LIBRARY, BENCH_SYSCALL */
+};
+/* The cases and their routes, nothing measured yet. */
+void report_quick_rows(struct quick_row rows[QUICK_COUNT]);
+/* Measures them for `seconds` (at least 31 batches each), pinned to the current CPU. */
+void report_quick_measure(struct quick_row rows[QUICK_COUNT], double seconds);
 
 /* ---------------------------------------------------------------------- */
 /* Image inventory (image_print.c), shared by info and inspect             */

@@ -24,5 +24,5 @@ $(CLI_BIN): $(CLI_OBJS) $(LIB_A)
 run: $(CLI_BIN)
 	$(CLI_BIN) report
 
-# verify, abi and doctor have headers of their own (cli/checks.h, abi.h, doctor.h).
-$(filter $(BUILD)/cli/verify% $(BUILD)/cli/abi% $(BUILD)/cli/checks.o $(BUILD)/cli/doctor%,$(CLI_OBJS)): cli/checks.h cli/abi.h cli/doctor.h
+# verify, abi, doctor and metrics have headers of their own (cli/checks.h, abi.h, doctor.h).
+$(filter $(BUILD)/cli/verify% $(BUILD)/cli/abi% $(BUILD)/cli/checks.o $(BUILD)/cli/doctor% $(BUILD)/cli/metrics.o,$(CLI_OBJS)): cli/checks.h cli/abi.h cli/doctor.h

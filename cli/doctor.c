@@ -22,39 +22,32 @@
 
 /* A vDSO read within this factor of the syscall's cost is the syscall. */
 #define FALLBACK_RATIO 2.0
+/* How long doctor measures the clocksource's vDSO read against the syscall. */
+#define DOCTOR_MEASURE_S 0.3
 
-enum severity { SEVERITY_OK, SEVERITY_INFO, SEVERITY_WARNING, SEVERITY_SLOW };
-
-static const char *const severity_names[] = { "ok", "info", "warning", "slow" };
-
-#define MAX_EVIDENCE 8
-
-struct finding {
-	char id[32];
-	enum severity severity;
-	char title[240];
-	unsigned evidence_count;
-	char evidence[MAX_EVIDENCE][400];
-	char action[400];
+static const char *const severity_names[DOCTOR_SEVERITY_COUNT] = {
+	"ok", "info", "warning", "slow",
 };
 
-#define MAX_FINDINGS 24
-
-struct report {
-	struct finding findings[MAX_FINDINGS];
-	unsigned count;
-};
-
-static struct finding *finding_add(struct report *r, const char *id, enum severity severity,
-				   const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static void evidence(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void action(struct finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static struct finding *finding_add(struct report *r, const char *id, enum severity severity,
-				   const char *fmt, ...)
+const char *doctor_severity_name(enum doctor_severity severity)
 {
-	static struct finding overflow;
-	struct finding *f = r->count < MAX_FINDINGS ? &r->findings[r->count++] : &overflow;
+	return severity < DOCTOR_SEVERITY_COUNT ? severity_names[severity] : "?";
+}
+
+static struct doctor_finding *finding_add(struct doctor_report *r, const char *id,
+					  enum doctor_severity severity, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static void evidence(struct doctor_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void action(struct doctor_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static struct doctor_finding *finding_add(struct doctor_report *r, const char *id,
+					  enum doctor_severity severity, const char *fmt, ...)
+{
+	static struct doctor_finding overflow;
+	struct doctor_finding *f = r->count < DOCTOR_MAX_FINDINGS ? &r->findings[r->count++] :
+				   &overflow;
 	memset(f, 0, sizeof(*f));
 	snprintf(f->id, sizeof(f->id), "%s", id);
 	f->severity = severity;
@@ -65,9 +58,9 @@ static struct finding *finding_add(struct report *r, const char *id, enum severi
 	return f;
 }
 
-static void evidence(struct finding *f, const char *fmt, ...)
+static void evidence(struct doctor_finding *f, const char *fmt, ...)
 {
-	if (f->evidence_count >= MAX_EVIDENCE)
+	if (f->evidence_count >= DOCTOR_MAX_EVIDENCE)
 		return;
 	va_list ap;
 	va_start(ap, fmt);
@@ -75,7 +68,7 @@ static void evidence(struct finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void action(struct finding *f, const char *fmt, ...)
+static void action(struct doctor_finding *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -107,7 +100,7 @@ struct vdso_facts {
 	const char *reason_id;  /* "valgrind", "qemu-user", "cmdline", … */
 };
 
-static void check_vdso(struct report *r, const struct host_facts *host,
+static void check_vdso(struct doctor_report *r, const struct host_facts *host,
 		       const struct doctor_env *env, int init_result, struct vdso_facts *v)
 {
 	const struct vdso_mapping *maps = host->mappings;
@@ -128,7 +121,7 @@ static void check_vdso(struct report *r, const struct host_facts *host,
 			snprintf(size, sizeof(size), "%zu KiB", v->size / 1024);
 		else
 			snprintf(size, sizeof(size), "size unknown");
-		struct finding *f = finding_add(r, "vdso", SEVERITY_OK,
+		struct doctor_finding *f = finding_add(r, "vdso", SEVERITY_OK,
 			"vDSO mapped at %#lx (%s), %u dynamic symbols", v->address, size,
 			img ? img->symbol_count : 0);
 		evidence(f, "getauxval(AT_SYSINFO_EHDR) = %#lx", v->address);
@@ -140,7 +133,7 @@ static void check_vdso(struct report *r, const struct host_facts *host,
 		return;
 	}
 	if (v->mapped) {
-		struct finding *f = finding_add(r, "bad-image", SEVERITY_SLOW,
+		struct doctor_finding *f = finding_add(r, "bad-image", SEVERITY_SLOW,
 			"the vDSO at %#lx was rejected by the library: every call is a syscall",
 			v->address);
 		struct vdsokit_image img;
@@ -160,7 +153,7 @@ static void check_vdso(struct report *r, const struct host_facts *host,
 		return;
 	}
 
-	struct finding *f = finding_add(r, "no-vdso", SEVERITY_SLOW,
+	struct doctor_finding *f = finding_add(r, "no-vdso", SEVERITY_SLOW,
 					"no vDSO is mapped in this process: every call is a syscall");
 	evidence(f, "getauxval(AT_SYSINFO_EHDR) = 0");
 	if (env->auxv_file_readable)
@@ -211,10 +204,10 @@ static void check_vdso(struct report *r, const struct host_facts *host,
 /* Tools and emulators                                                     */
 /* ---------------------------------------------------------------------- */
 
-static void check_tools(struct report *r, const struct doctor_env *env, const struct host_facts *h)
+static void check_tools(struct doctor_report *r, const struct doctor_env *env, const struct host_facts *h)
 {
 	if (env->valgrind) {
-		struct finding *f = finding_add(r, "valgrind", SEVERITY_SLOW,
+		struct doctor_finding *f = finding_add(r, "valgrind", SEVERITY_SLOW,
 			"running under valgrind: its CPU emulation replaces every fast path");
 		for (unsigned i = 0; i < 2; i++)
 			if (env->valgrind_evidence[i][0])
@@ -225,7 +218,7 @@ static void check_tools(struct report *r, const struct doctor_env *env, const st
 		       "measure without it");
 	}
 	if (env->qemu_user) {
-		struct finding *f = finding_add(r, "qemu-user", SEVERITY_SLOW,
+		struct doctor_finding *f = finding_add(r, "qemu-user", SEVERITY_SLOW,
 			"emulated by qemu-user (%s code, host CPU %s): no vDSO", vdsokit_arch_name(),
 			env->cpuinfo_family[0] ? env->cpuinfo_family : "unknown");
 		for (unsigned i = 0; i < env->qemu_evidence_count; i++)
@@ -236,7 +229,7 @@ static void check_tools(struct report *r, const struct doctor_env *env, const st
 		       "under qemu-system with a real kernel to see the vDSO of %s", vdsokit_arch_name());
 	}
 	if (env->rr) {
-		struct finding *f = finding_add(r, "rr", SEVERITY_WARNING,
+		struct doctor_finding *f = finding_add(r, "rr", SEVERITY_WARNING,
 			"running under rr: it remaps the vDSO and patches its calls");
 		evidence(f, "%s", env->rr_evidence);
 		action(f, "measure without rr");
@@ -356,13 +349,13 @@ static bool entry_passed_by(char *buf, size_t size, enum vdsokit_func fn,
 }
 
 /* One finding for a group of calls that share a path: the title ends with their list. */
-static void group_finding(struct report *r, const char *list, const char *id,
-			  enum severity severity, const char *title, const char *path_says,
+static void group_finding(struct doctor_report *r, const char *list, const char *id,
+			  enum doctor_severity severity, const char *title, const char *path_says,
 			  const char *todo)
 {
 	if (!list[0])
 		return;
-	struct finding *f = finding_add(r, id, severity, "%s: %s", title, list);
+	struct doctor_finding *f = finding_add(r, id, severity, "%s: %s", title, list);
 	evidence(f, "vdsokit_path_of: %s", path_says);
 	action(f, "%s", todo);
 }
@@ -384,7 +377,7 @@ extern const unsigned int __rseq_size __attribute__((weak));
  * node_id: say what a call that asks for the node takes (the path's symbol
  * or syscall) and which side stops short, the kernel or the libc.
  */
-static void report_rseq_cpu_only(struct report *r, const struct vdsokit_path *p)
+static void report_rseq_cpu_only(struct doctor_report *r, const struct vdsokit_path *p)
 {
 	unsigned long kernel_fills = getauxval(AT_RSEQ_FEATURE_SIZE);
 	char node_path[128];
@@ -393,7 +386,7 @@ static void report_rseq_cpu_only(struct report *r, const struct vdsokit_path *p)
 			 p->version ? "@" : "", p->version ? p->version : "");
 	else
 		snprintf(node_path, sizeof(node_path), "the %s syscall", p->syscall ? p->syscall : "getcpu");
-	struct finding *f = finding_add(r, "rseq-cpu-only", SEVERITY_INFO,
+	struct doctor_finding *f = finding_add(r, "rseq-cpu-only", SEVERITY_INFO,
 		"getcpu reads the CPU from the rseq area; a call that asks for the node takes %s",
 		node_path);
 	evidence(f, "vdsokit_path_of(getcpu): route %s, %s", vdsokit_route_name(p->route),
@@ -412,7 +405,7 @@ static void report_rseq_cpu_only(struct report *r, const struct vdsokit_path *p)
 }
 
 /* Findings from vdsokit_path_of for every function (and clock). */
-static void check_functions(struct report *r, const struct vdso_facts *v)
+static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 {
 	char fast[1024] = "", absent[512] = "", not_on_arch[512] = "", kernel_clocks[512] = "",
 	     time32[512] = "", untrusted[512] = "", other[512] = "", passed_by[1024] = "",
@@ -519,7 +512,7 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
 	}
 	if (!v->mapped || !v->usable)
 		return;
-	struct finding *f = finding_add(r, "functions", SEVERITY_OK,
+	struct doctor_finding *f = finding_add(r, "functions", SEVERITY_OK,
 					"%u function/clock paths run in user space", fast_count);
 	evidence(f, "%s", fast);
 	group_finding(r, absent, "symbol-absent", SEVERITY_INFO, "this kernel's vDSO lacks",
@@ -582,7 +575,7 @@ static void check_functions(struct report *r, const struct vdso_facts *v)
  * the one the vDSO's getrandom makes to set up its state).  What a call
  * returns is the witness, whatever its route says.
  */
-static void check_failing_calls(struct report *r, const struct host_facts *h)
+static void check_failing_calls(struct doctor_report *r, const struct host_facts *h)
 {
 	static const long clocks[] = {
 		CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_REALTIME_COARSE,
@@ -606,7 +599,7 @@ static void check_failing_calls(struct report *r, const struct host_facts *h)
 	}
 	if (!failing[0])
 		return;
-	struct finding *f = finding_add(r, "calls-fail", SEVERITY_SLOW, "calls that fail here: %s",
+	struct doctor_finding *f = finding_add(r, "calls-fail", SEVERITY_SLOW, "calls that fail here: %s",
 					failing);
 	evidence(f, "one call of each through libvdsokit returned these errors");
 	if (h->seccomp_mode.known)
@@ -622,10 +615,10 @@ static void check_failing_calls(struct report *r, const struct host_facts *h)
 }
 
 /* CPU-time clocks: the kernel keeps the counters, so every architecture goes there. */
-static void check_cputime(struct report *r)
+static void check_cputime(struct doctor_report *r)
 {
 	static const long clocks[] = { CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID };
-	struct finding *f = finding_add(r, "cputime-syscall", SEVERITY_INFO,
+	struct doctor_finding *f = finding_add(r, "cputime-syscall", SEVERITY_INFO,
 					"CPU-time clocks always take a syscall");
 	for (unsigned i = 0; i < 2; i++) {
 		struct vdsokit_path p;
@@ -671,13 +664,13 @@ struct clocksource_facts {
 	bool fallback;               /* the measurement (or the name) proves it */
 };
 
-static void measure_monotonic(struct clocksource_facts *cs)
+static void measure_monotonic(struct clocksource_facts *cs, double seconds)
 {
 	struct bench_case c;
 	struct bench_result results[BENCH_PATH_COUNT];
 	bool wanted[BENCH_PATH_COUNT] = { false };
 	struct bench_config config = {
-		.seconds = 0.3, .batch_ns = 20e3, .min_batches = 31, .max_batches = 400,
+		.seconds = seconds, .batch_ns = 20e3, .min_batches = 31, .max_batches = 400,
 	};
 	wanted[BENCH_VDSO] = wanted[BENCH_SYSCALL] = true;
 	bench_case_init(&c, VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC);
@@ -691,9 +684,9 @@ static void measure_monotonic(struct clocksource_facts *cs)
 	cs->ratio = cs->vdso_ns > 0 ? cs->syscall_ns / cs->vdso_ns : NAN;
 }
 
-static void check_clocksource(struct report *r, const struct host_facts *h,
+static void check_clocksource(struct doctor_report *r, const struct host_facts *h,
 			      const struct doctor_env *env, const struct vdso_facts *v,
-			      struct clocksource_facts *cs)
+			      struct clocksource_facts *cs, double measure_s)
 {
 	memset(cs, 0, sizeof(*cs));
 	/* Where the library itself sends MONOTONIC to the kernel, no clocksource is read. */
@@ -701,7 +694,7 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 	cs->capable = arch_reads_none ? 0 :
 		      h->clocksource.known ? clocksource_vdso_capable(h->clocksource.text) : -1;
 	if (v->mapped && v->usable)
-		measure_monotonic(cs);
+		measure_monotonic(cs, measure_s);
 	const char *name = fact_text(&h->clocksource);
 	const char *foreign = env->qemu_user ? " (the host kernel's: this program is emulated)" : "";
 
@@ -716,7 +709,7 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
 	 * counter read that traps (MIPS rdhwr emulated by the kernel) makes the
 	 * vDSO as slow as a syscall, or slower, without any fallback.
 	 */
-	struct finding *f;
+	struct doctor_finding *f;
 	if (arch_reads_none) {
 		/* Nothing to gain: the library already avoids the vDSO's detour. */
 		f = finding_add(r, "clocksource", SEVERITY_INFO,
@@ -822,7 +815,7 @@ static void check_clocksource(struct report *r, const struct host_facts *h,
  */
 #define VDSO_STACK_WARN_BYTES 1024
 
-static void check_vdso_stack(struct report *r, const struct vdso_facts *v)
+static void check_vdso_stack(struct doctor_report *r, const struct vdso_facts *v)
 {
 	if (!v->mapped || !v->usable)
 		return;
@@ -843,7 +836,7 @@ static void check_vdso_stack(struct report *r, const struct vdso_facts *v)
 	}
 	if (measured == 0)
 		return;
-	struct finding *f;
+	struct doctor_finding *f;
 	if (over == 0) {
 		f = finding_add(r, "vdso-stack", SEVERITY_OK,
 				"the vDSO's entries touch at most %zu bytes below the stack pointer (%s)",
@@ -890,10 +883,10 @@ static bool machine_is_64bit(const char *machine)
 	return false;
 }
 
-static void check_environment(struct report *r, const struct host_facts *h,
+static void check_environment(struct doctor_report *r, const struct host_facts *h,
 			      const struct doctor_env *env)
 {
-	struct finding *f;
+	struct doctor_finding *f;
 	(void)env;
 	if (h->seccomp_mode.known && h->seccomp_mode.value == 2) {
 		f = finding_add(r, "seccomp", SEVERITY_INFO,
@@ -959,7 +952,7 @@ static void check_environment(struct report *r, const struct host_facts *h,
 /* ---------------------------------------------------------------------- */
 
 /* What could not be read, as a finding of its own: no silence about a masked /proc. */
-static bool check_unreadable(struct report *r, const struct host_facts *h)
+static bool check_unreadable(struct doctor_report *r, const struct host_facts *h)
 {
 	const struct host_fact *facts[] = {
 		&h->clocksource, &h->maps, &h->seccomp_mode, &h->time_ns, &h->monotonic_offset_s,
@@ -968,7 +961,7 @@ static bool check_unreadable(struct report *r, const struct host_facts *h)
 		"clocksource", "vDSO mappings", "seccomp mode", "time namespace",
 		"time namespace offsets",
 	};
-	struct finding *f = NULL;
+	struct doctor_finding *f = NULL;
 	for (unsigned i = 0; i < sizeof(facts) / sizeof(facts[0]); i++) {
 		if (facts[i]->known)
 			continue;
@@ -984,7 +977,7 @@ static bool check_unreadable(struct report *r, const struct host_facts *h)
 	return f != NULL;
 }
 
-static unsigned slow_count(const struct report *r)
+static unsigned slow_count(const struct doctor_report *r)
 {
 	unsigned n = 0;
 	for (unsigned i = 0; i < r->count; i++)
@@ -992,12 +985,12 @@ static unsigned slow_count(const struct report *r)
 	return n;
 }
 
-static void print_text(const struct report *r, const struct host_facts *h, bool unreadable)
+static void print_text(const struct doctor_report *r, const struct host_facts *h, bool unreadable)
 {
 	printf("vdsokit doctor: Linux %s %s, library %s, clocksource %s\n\n", h->kernel_release,
 	       h->machine, vdsokit_arch_name(), fact_text(&h->clocksource));
 	for (unsigned i = 0; i < r->count; i++) {
-		const struct finding *f = &r->findings[i];
+		const struct doctor_finding *f = &r->findings[i];
 		static const char *const tags[] = { "ok  ", "info", "warn", "SLOW" };
 		printf("  %s  %s\n", tags[f->severity], f->title);
 		if (f->severity == SEVERITY_OK && i + 1 < r->count) {
@@ -1053,7 +1046,7 @@ static void json_path_list(struct json_writer *w)
 	json_array_end(w);
 }
 
-static void print_json(const struct report *r, const struct host_facts *h,
+static void print_json(const struct doctor_report *r, const struct host_facts *h,
 		       const struct doctor_env *env, const struct vdso_facts *v,
 		       const struct clocksource_facts *cs, int init_result, bool unreadable)
 {
@@ -1111,7 +1104,7 @@ static void print_json(const struct report *r, const struct host_facts *h,
 	json_key(&w, "findings");
 	json_array_begin(&w);
 	for (unsigned i = 0; i < r->count; i++) {
-		const struct finding *f = &r->findings[i];
+		const struct doctor_finding *f = &r->findings[i];
 		json_object_begin(&w);
 		json_kv_string(&w, "id", f->id);
 		json_kv_string(&w, "severity", severity_names[f->severity]);
@@ -1142,6 +1135,33 @@ static void print_json(const struct report *r, const struct host_facts *h,
 	json_array_end(&w);
 	json_object_end(&w);
 	json_document_end(&w);
+}
+
+/* Every check, in the order the text shows them; the facts each drew on stay in env, v, cs. */
+static void examine(struct doctor_report *r, const struct host_facts *host, int init_result,
+		    double measure_s, struct doctor_env *env, struct vdso_facts *v,
+		    struct clocksource_facts *cs)
+{
+	memset(r, 0, sizeof(*r));
+	doctor_env_read(env, host);
+	check_vdso(r, host, env, init_result, v);
+	check_tools(r, env, host);
+	check_clocksource(r, host, env, v, cs, measure_s);
+	check_functions(r, v);
+	check_cputime(r);
+	check_vdso_stack(r, v);
+	check_failing_calls(r, host);
+	check_environment(r, host, env);
+	r->unreadable = check_unreadable(r, host);
+}
+
+void doctor_examine(struct doctor_report *r, const struct host_facts *host, int init_result,
+		    double measure_s)
+{
+	static struct doctor_env env;
+	struct vdso_facts v;
+	struct clocksource_facts cs;
+	examine(r, host, init_result, measure_s, &env, &v, &cs);
 }
 
 static void print_usage(FILE *out)
@@ -1190,26 +1210,15 @@ int cmd_doctor(int argc, char **argv)
 
 	struct host_facts host;
 	static struct doctor_env env;
-	static struct report report;
+	static struct doctor_report report;
 	struct vdso_facts vdso;
 	struct clocksource_facts clocksource;
 	host_facts_read(&host);
 	int init_result = vdsokit_init();
-	doctor_env_read(&env, &host);
-
-	check_vdso(&report, &host, &env, init_result, &vdso);
-	check_tools(&report, &env, &host);
-	check_clocksource(&report, &host, &env, &vdso, &clocksource);
-	check_functions(&report, &vdso);
-	check_cputime(&report);
-	check_vdso_stack(&report, &vdso);
-	check_failing_calls(&report, &host);
-	check_environment(&report, &host, &env);
-
-	bool unreadable = check_unreadable(&report, &host);
+	examine(&report, &host, init_result, DOCTOR_MEASURE_S, &env, &vdso, &clocksource);
 	if (json)
-		print_json(&report, &host, &env, &vdso, &clocksource, init_result, unreadable);
+		print_json(&report, &host, &env, &vdso, &clocksource, init_result, report.unreadable);
 	else
-		print_text(&report, &host, unreadable);
+		print_text(&report, &host, report.unreadable);
 	return slow_count(&report) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }

@@ -45,6 +45,44 @@ struct doctor_env {
 
 void doctor_env_read(struct doctor_env *env, const struct host_facts *host);
 
+/*
+ * doctor's findings, for doctor itself and for metrics: slow is a call off
+ * its fast path (doctor's exit status 1), warning a fact that may hide
+ * one, info and ok what is as expected.
+ */
+enum doctor_severity {
+	SEVERITY_OK, SEVERITY_INFO, SEVERITY_WARNING, SEVERITY_SLOW, DOCTOR_SEVERITY_COUNT
+};
+
+/* "ok", "info", "warning", "slow": also the JSON values and metric labels. */
+const char *doctor_severity_name(enum doctor_severity severity);
+
+#define DOCTOR_MAX_EVIDENCE 8
+#define DOCTOR_MAX_FINDINGS 24
+
+struct doctor_finding {
+	char id[32];                  /* "clocksource-fallback": stable, for machines */
+	enum doctor_severity severity;
+	char title[240];
+	unsigned evidence_count;
+	char evidence[DOCTOR_MAX_EVIDENCE][400];
+	char action[400];
+};
+
+struct doctor_report {
+	struct doctor_finding findings[DOCTOR_MAX_FINDINGS];
+	unsigned count;
+	bool unreadable;              /* facts it needs could not be read       */
+};
+
+/*
+ * Every check doctor makes, on the facts in host (init_result: what
+ * vdsokit_init() said); the clocksource's vDSO read is measured against
+ * the syscall for measure_s seconds (at least 31 batches each).
+ */
+void doctor_examine(struct doctor_report *r, const struct host_facts *host, int init_result,
+		    double measure_s);
+
 /* The family of a machine or arch name: "x86" for i686/x86_64, "arm" for arm/aarch64, … */
 const char *arch_family(const char *name);
 

@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{ "verify",  cmd_verify,  "check vDSO results against the syscall" },
 	{ "abi",     cmd_abi,     "what bad input does: syscall vs vDSO vs library" },
 	{ "doctor",  cmd_doctor,  "explain why a call is not on its fast path" },
+	{ "metrics", cmd_metrics, "report's figures and doctor's findings for Prometheus" },
 };
 
 #define COMMAND_COUNT (sizeof(commands) / sizeof(commands[0]))

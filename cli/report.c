@@ -47,13 +47,16 @@ static const struct quick_case quick_cases[] = {
 	{ VDSOKIT_FN_GETRANDOM, 16 },
 };
 
-#define QUICK_COUNT (sizeof(quick_cases) / sizeof(quick_cases[0]))
+_Static_assert(sizeof(quick_cases) / sizeof(quick_cases[0]) == QUICK_COUNT,
+	       "QUICK_COUNT (cli.h) is the number of quick_cases");
 
-struct quick_row {
-	struct bench_case c;
-	struct vdsokit_path route;
-	struct bench_result r[BENCH_PATH_COUNT];
-};
+void report_quick_rows(struct quick_row rows[QUICK_COUNT])
+{
+	for (unsigned i = 0; i < QUICK_COUNT; i++) {
+		bench_case_init(&rows[i].c, quick_cases[i].func, quick_cases[i].arg);
+		bench_case_path(&rows[i].c, &rows[i].route);
+	}
+}
 
 /* Route as words for people, not enum names. */
 static const char *route_words(enum vdsokit_route route)
@@ -81,10 +84,10 @@ static const char *no_vdso_reason(const struct host_facts *h, int init_result)
 	return "libvdsokit could not use the mapped image";
 }
 
-static void measure_quick(struct quick_row *rows)
+void report_quick_measure(struct quick_row rows[QUICK_COUNT], double seconds)
 {
 	struct bench_config config = {
-		.seconds = REPORT_BUDGET_S,
+		.seconds = seconds,
 		.batch_ns = 50e3,
 		.min_batches = 31,
 		.max_batches = 1000,
@@ -353,12 +356,9 @@ int cmd_report(int argc, char **argv)
 	host_facts_read(&h);
 
 	static struct quick_row rows[QUICK_COUNT];
-	for (unsigned i = 0; i < QUICK_COUNT; i++) {
-		bench_case_init(&rows[i].c, quick_cases[i].func, quick_cases[i].arg);
-		bench_case_path(&rows[i].c, &rows[i].route);
-	}
+	report_quick_rows(rows);
 	if (bench)
-		measure_quick(rows);
+		report_quick_measure(rows, REPORT_BUDGET_S);
 	if (json) {
 		report_json(&h, init_result, rows, bench);
 		return CLI_EXIT_OK;

@@ -2,8 +2,9 @@
 /*
  * The one place where text leaves the tool: every string that may hold
  * bytes from outside (labels from a JSON file, symbol names from an image)
- * goes through text_write() on its way to JSON, SVG/XML, Markdown or a
- * terminal, so that each output is well-formed whatever came in.
+ * goes through text_write() on its way to JSON, SVG/XML, Markdown, a
+ * Prometheus label value or a terminal, so that each output is well-formed
+ * whatever came in.
  *
  * The input is read as UTF-8, strictly (no overlong forms, no surrogates,
  * nothing above U+10FFFF).  What is not valid UTF-8 becomes U+FFFD, except
@@ -103,6 +104,16 @@ static size_t write_char(FILE *out, const unsigned char *p, size_t length, uint3
 		/* A line break would end the table row. */
 		if (cp == '\n' || cp == '\r' || cp == '\t')
 			return emit_str(out, " ");
+		if (is_control(cp))
+			return emit(out, replacement, 3, 1);
+		break;
+	case TEXT_PROMETHEUS:
+		/* The exposition format's only escapes; a line break would end the sample. */
+		switch (cp) {
+		case '"':  return emit_str(out, "\\\"");
+		case '\\': return emit_str(out, "\\\\");
+		case '\n': return emit_str(out, "\\n");
+		}
 		if (is_control(cp))
 			return emit(out, replacement, 3, 1);
 		break;

@@ -3,7 +3,7 @@
 # message of every kind of usage error, for every subcommand.
 . "$(dirname "$0")/lib.sh"
 
-commands="report info inspect dump bench compare verify abi doctor"
+commands="report info inspect dump bench compare verify abi doctor metrics"
 
 run --version
 if [ "$status" -eq 0 ] && grep -Eq '^vdsokit [0-9]+\.[0-9]+\.[0-9]+ ' "$tmp/out"; then
@@ -18,7 +18,7 @@ for c in $commands; do
 	if grep -q "^  $c " "$tmp/out"; then ok "--help lists $c"; else not_ok "--help lists $c"; fi
 done
 
-for c in report info inspect dump bench compare; do
+for c in report info inspect dump bench compare metrics; do
 	run "$c" --help
 	if [ "$status" -eq 0 ] && grep -q "^Usage: vdsokit $c" "$tmp/out"; then
 		ok "$c --help prints its usage (exit 0)"

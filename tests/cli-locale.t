@@ -26,7 +26,7 @@ for locale in C POSIX; do
 		fi
 	done
 	: >"$tmp/help.$locale"
-	for cmd in report info inspect dump bench compare verify abi doctor; do
+	for cmd in report info inspect dump bench compare verify abi doctor metrics; do
 		LC_ALL=$locale "$vdsokit" "$cmd" --help >>"$tmp/help.$locale" 2>&1
 	done
 	check "LC_ALL=$locale: every --help is ASCII" sh -c "! LC_ALL=C grep -q '$(printf '[\200-\377]')' '$tmp/help.$locale'"
