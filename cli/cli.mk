@@ -25,4 +25,4 @@ run: $(CLI_BIN)
 	$(CLI_BIN) report
 
 # verify, abi, doctor and metrics have headers of their own (cli/checks.h, abi.h, doctor.h).
-$(filter $(BUILD)/cli/verify% $(BUILD)/cli/abi% $(BUILD)/cli/checks.o $(BUILD)/cli/doctor% $(BUILD)/cli/metrics.o,$(CLI_OBJS)): cli/checks.h cli/abi.h cli/doctor.h
+$(filter $(BUILD)/cli/verify% $(BUILD)/cli/abi% $(BUILD)/cli/checks.o $(BUILD)/cli/doctor% $(BUILD)/cli/metrics.o $(BUILD)/cli/known_findings.o,$(CLI_OBJS)): cli/checks.h cli/abi.h cli/doctor.h cli/known_findings.h

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "known_findings.h"
 
 #define DEFAULT_SECONDS 1.0
 #define MAX_CHECKS 256
@@ -25,9 +26,11 @@ static void print_usage(FILE *out)
 		"  clock_getres    equal to the syscall's, ids 0-11 and invalid ids\n"
 		"  aux clocks      clock_gettime and clock_getres of ids 16-23 (Linux 6.17+):\n"
 		"                  the library's equal to the syscall's; where the raw vDSO\n"
-		"                  differs (6.17/6.18: clock_getres succeeds, the syscall\n"
-		"                  says EINVAL) the check says DIFF, a kernel finding that\n"
-		"                  does not fail the run (also named on stderr)\n"
+		"                  differs (6.17+ without CONFIG_POSIX_AUX_CLOCKS: getres\n"
+		"                  succeeds, the syscall says EINVAL) the check says DIFF,\n"
+		"                  a kernel finding that does not fail the run (also named\n"
+		"                  on stderr); one that is documented kernel behaviour\n"
+		"                  names its entry in " KNOWN_FINDINGS_DOC "\n"
 		"  gettimeofday    within the CLOCK_REALTIME sandwich, same timezone, NULL ok\n"
 		"  time            within the CLOCK_REALTIME seconds\n"
 		"  getcpu          equal to the syscall's on every allowed CPU\n"
@@ -59,8 +62,18 @@ static unsigned default_threads(void)
 	return n > 64 ? 64 : n;
 }
 
+/*
+ * The documented kernel finding r is an instance of; only for this process's
+ * own vDSO: an --image file is not the kernel's code, and the synthetic
+ * images' fixed answers would pass for a kernel's.
+ */
+static const struct known_finding *finding_for(const struct check_result *r, bool own_vdso)
+{
+	return own_vdso ? known_finding_of(r) : NULL;
+}
+
 static void print_text(const struct check_list *list, const struct host_facts *h,
-		       double seconds, unsigned threads)
+		       double seconds, unsigned threads, bool own_vdso)
 {
 	size_t width = 0;
 	for (unsigned i = 0; i < list->count; i++)
@@ -84,6 +97,11 @@ static void print_text(const struct check_list *list, const struct host_facts *h
 				     r->status == CHECK_FAIL ? "FAIL" :
 				     r->status == CHECK_VDSO_DIFFERS ? "DIFF" : "skip";
 		printf("  %s  %-*s  %s\n", status, (int)width, r->name, r->detail);
+		/* A documented kernel finding: say so, so that nobody hunts it on their system. */
+		const struct known_finding *f = finding_for(r, own_vdso);
+		if (f)
+			printf("        %-*s  known kernel behaviour, see %s#%s\n", (int)width, "",
+			       KNOWN_FINDINGS_DOC, f->id);
 	}
 	struct check_counts n = check_count(list);
 	printf("\n%u checks: %u passed, %u failed, %u skipped", list->count, n.pass, n.fail, n.skip);
@@ -93,7 +111,7 @@ static void print_text(const struct check_list *list, const struct host_facts *h
 }
 
 static void print_json(const struct check_list *list, const struct host_facts *h,
-		       int init_result, double seconds, unsigned threads)
+		       int init_result, double seconds, unsigned threads, bool own_vdso)
 {
 	struct json_writer w;
 	json_document_begin(&w, stdout, "verify");
@@ -112,6 +130,8 @@ static void print_json(const struct check_list *list, const struct host_facts *h
 		json_kv_string(&w, "name", r->name);
 		json_kv_string(&w, "status", check_status_name(r->status));
 		json_kv_string(&w, "detail", r->detail);
+		const struct known_finding *f = finding_for(r, own_vdso);
+		json_kv_string(&w, "known_finding", f ? f->id : NULL);
 		json_key(&w, "numbers");
 		json_object_begin(&w);
 		for (unsigned n = 0; n < r->number_count; n++)
@@ -137,6 +157,22 @@ static void print_json(const struct check_list *list, const struct host_facts *h
 	json_kv_bool(&w, "ok", n.fail == 0);
 	json_object_end(&w);
 	json_document_end(&w);
+}
+
+/* One stderr line per documented finding among the DIFFs: it is the kernel's, not the user's. */
+static void print_known_findings(const char *cmd, const struct check_list *list, bool own_vdso)
+{
+	unsigned count;
+	const struct known_finding *findings = known_findings(&count);
+	for (unsigned k = 0; k < count; k++) {
+		unsigned matches = 0;
+		for (unsigned i = 0; i < list->count; i++)
+			matches += finding_for(&list->items[i], own_vdso) == &findings[k];
+		if (matches)
+			fprintf(stderr, "%s %s: %u of them: known kernel behaviour, not this system: "
+				"%s; see %s#%s\n", CLI_PROGRAM, cmd, matches, findings[k].title,
+				KNOWN_FINDINGS_DOC, findings[k].id);
+	}
 }
 
 int cmd_verify(int argc, char **argv)
@@ -218,9 +254,9 @@ int cmd_verify(int argc, char **argv)
 	}
 
 	if (json)
-		print_json(&list, &host, init_result, seconds, (unsigned)threads);
+		print_json(&list, &host, init_result, seconds, (unsigned)threads, image == NULL);
 	else
-		print_text(&list, &host, seconds, (unsigned)threads);
+		print_text(&list, &host, seconds, (unsigned)threads, image == NULL);
 	struct check_counts n = check_count(&list);
 	/* Not silent even with --json on stdout: a kernel finding is worth a line. */
 	if (n.vdso_differs) {
@@ -231,6 +267,7 @@ int cmd_verify(int argc, char **argv)
 			if (list.items[i].status == CHECK_VDSO_DIFFERS)
 				fprintf(stderr, " %s", list.items[i].name);
 		fputc('\n', stderr);
+		print_known_findings(argv[0], &list, image == NULL);
 	}
 	free(list.items);
 	return n.fail ? CLI_EXIT_FAILED : CLI_EXIT_OK;

@@ -79,6 +79,15 @@ $(SANDBOX_RUN): tests/tools/sandbox-run.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
 CHECK_DEPS += $(SANDBOX_RUN)
 
+# The standalone reproducers of docs/kernel-findings.md (tests/findings/):
+# plain C, no libvdsokit, so that a kernel developer can build one alone;
+# tests/cli-findings.t runs them.  They print what they see and exit 0.
+FINDINGS := $(patsubst tests/findings/%.c,$(BUILD)/tests/findings/%,$(wildcard tests/findings/*.c))
+$(BUILD)/tests/findings/%: tests/findings/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
+CHECK_DEPS += $(FINDINGS)
+
 .PHONY: lib-tests tests FORCE
 FORCE:
 lib-tests: $(LIB_TESTS)
