@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # vdsokit command-line tool: every cli/*.c file, linked with the static library.
 # Included by the top Makefile (which defines CC, BUILD, CPPFLAGS, ALL_CFLAGS,
 # LDFLAGS, LIB_A).
