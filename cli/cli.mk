@@ -27,3 +27,11 @@ run: $(CLI_BIN)
 
 # verify, abi and doctor have headers of their own (cli/checks.h, abi.h, doctor.h).
 $(filter $(BUILD)/cli/verify% $(BUILD)/cli/abi% $(BUILD)/cli/checks.o $(BUILD)/cli/doctor%,$(CLI_OBJS)): cli/checks.h cli/abi.h cli/doctor.h
+
+# The bash completion, beside the CLI it completes (make install).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+.PHONY: install-bash-completion
+install: install-bash-completion
+install-bash-completion:
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 cli/vdsokit.bash $(DESTDIR)$(BASHCOMPDIR)/vdsokit
