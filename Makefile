@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # vdsokit: libvdsokit (static and shared), the vdsokit CLI, tests and benches.
 #
 #   make            library + CLI for the host

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `make bench`: the library's benchmark program (figures, not a test), and
 # the fresh processes it times the first call in: one linked -static with
 # the archive, one with the shared library (found through its RUNPATH),

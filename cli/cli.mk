@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # vdsokit command-line tool: every cli/*.c file, linked with the static library.
 # Included by the top Makefile (which defines CC, BUILD, CPPFLAGS, ALL_CFLAGS,
 # LDFLAGS, LIB_A).
@@ -26,3 +27,11 @@ run: $(CLI_BIN)
 
 # verify, abi, doctor and metrics have headers of their own (cli/checks.h, abi.h, doctor.h).
 $(filter $(BUILD)/cli/verify% $(BUILD)/cli/abi% $(BUILD)/cli/checks.o $(BUILD)/cli/doctor% $(BUILD)/cli/metrics.o $(BUILD)/cli/known_findings.o,$(CLI_OBJS)): cli/checks.h cli/abi.h cli/doctor.h cli/known_findings.h
+
+# The bash completion, beside the CLI it completes (make install).
+BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions
+.PHONY: install-bash-completion
+install: install-bash-completion
+install-bash-completion:
+	install -d $(DESTDIR)$(BASHCOMPDIR)
+	install -m 644 cli/vdsokit.bash $(DESTDIR)$(BASHCOMPDIR)/vdsokit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Fuzzing the image parser (fuzz/) and the hardening tests (tests/hardening/).
 #
 #   make fuzz FUZZ_SECONDS=N   run the libFuzzer target N seconds (default 60)

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `make bench`'s program: every row has its figures side by side, and the
 # first call in a fresh process was measured for the static and the shared
 # library (both fresh programs ran and reported their time and page

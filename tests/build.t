@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The library builds clean (-Wall -Wextra -Werror) with gcc and clang and
 # with every cross compiler, including ABIs Debian ships no libc for
 # (compile only, with empty gnu/stubs-*.h shims: the headers themselves are

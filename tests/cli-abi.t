@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vdsokit abi: at least 40 bad-input cases, each through the syscall, the
 # raw vDSO and the library, without the tool itself crashing; the outcomes
 # are the kernel's (EFAULT, EINVAL) and the vDSO's (SIGSEGV) as documented

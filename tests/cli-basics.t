@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vdsokit's command line: help, version, dispatch, and the exit status and
 # message of every kind of usage error, for every subcommand.
 . "$(dirname "$0")/lib.sh"

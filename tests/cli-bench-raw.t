@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # bench's "raw vDSO" column is the bare vDSO pointer called from the
 # measuring loop, not the library's vdsokit_*_via(VDSOKIT_VIA_VDSO) (a
 # state check and an out-of-line call, which made the reference slower

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vdsokit bench and report on the host: the output in every format has the
 # figures it promises (JSON parse-checked with jq), the SVG chart renders
 # with a real SVG renderer, and the default run covers every function and

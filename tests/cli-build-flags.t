@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every flag a user sets (OPT, CFLAGS, CPPFLAGS, LDFLAGS) reaches every
 # compile and link step of `make` (library, shared library, CLI), and
 # `make CC=clang OPT="-O3 -flto"` builds a CLI that runs: LTO objects are

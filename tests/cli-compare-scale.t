@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # compare scales: matching the rows of two bench files by label is linear
 # (a hash table, not a scan per row) and the memory a small multiple of the
 # input.  Deterministic, no timing: tests/cli/compare_scale.c runs compare

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vdsokit compare on two small bench files with known figures: the table,
 # the Markdown and the JSON, checked to the figure; one file (syscall vs
 # libvdsokit); the chart; and the errors for unusable input.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vdsokit doctor: a healthy host (exit 0, clocksource named and measured),
 # valgrind (no vDSO, recognised, exit 1), qemu-user on aarch64 (no vDSO,
 # recognised, exit 1), and the expectation matcher tests/doctor-expect that

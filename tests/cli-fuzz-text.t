@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Fuzz-style: random labels into compare (--json through a strict JSON
 # parser, --svg through xmllint, --markdown row by row, text without
 # control bytes) and mutated images into inspect (--json and text, same

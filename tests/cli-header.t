@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The public header compiles on its own, warning-free and pedantic, as C89,
 # C99, C11, C17 and C++ (98 to 17) with gcc and clang, its inline fast paths
 # used (C89 has no `inline`: the header spells it __inline__).

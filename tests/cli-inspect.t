@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vdsokit info, dump and inspect: the inventory agrees with readelf (binutils,
 # an independent implementation) on the host's own vDSO as dumped, on every
 # synthetic image of tests/images and on the real kernel images of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # What vdsokit writes, and where: files it writes never destroy what it did
 # not create (dump -o, --svg given a device node, a symlink, a FIFO or a
 # file that is already there), and output that is lost (stdout on a full

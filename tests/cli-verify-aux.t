@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # verify checks the auxiliary clocks (ids 16-23, Linux 6.17+): the
 # library's clock_gettime and clock_getres equal the syscall's, and where
 # the raw vDSO disagrees (6.17/6.18: clock_getres(16..23) succeeds with

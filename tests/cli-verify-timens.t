@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vdsokit verify run inside a time namespace that has offsets of its own
 # (unshare -T --monotonic … --boottime …): the namespace verify creates for
 # its checks counts its offsets from the initial namespace, not from this

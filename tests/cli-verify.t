@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vdsokit verify on the host: every check passes or is skipped with a
 # reason, the JSON parses and says the same, the default run stays short,
 # the time namespace is entered when we may create one, and verify does

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The library's image parser against readelf, on every synthetic vDSO image
 # (tests/images/build-images; `make images` builds them, `make check` first).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # make install into a DESTDIR, then build a program against the installed
 # header and libraries through vdsokit.pc, static and shared, and run both.
 cd "$(dirname "$0")/.." || exit 1

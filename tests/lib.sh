@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Shared by the shell tests (tests/*.t): where the build and vdsokit are, TAP
 # output, and a runner that captures stdout, stderr and the exit status of
 # one command.  Sourced, not run (prove only runs *.t).

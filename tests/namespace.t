@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Every global symbol of libvdsokit.a and every export of libvdsokit.so
 # carries the library's prefix, and a program with globals named like the
 # kernel selftest's (vdso_clock_gettime, …) links and runs with either.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # tests/callpath.c on every architecture with a cross compiler, a static
 # libc and qemu-user (natively for x86_64 and i386, which the host runs):
 #   1. no vDSO (qemu-user maps none; natively the real one is hidden):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The sparc syscall trap does not preserve the floating-point registers
 # (glibc's and the kernel's sparc wrappers declare them all clobbered), so
 # src/arch/sparc.h must too: a double live across a raw syscall has to be

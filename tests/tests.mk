@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The library's own tests: tests/lib/NAME.c -> $(BUILD)/tests/NAME.t (TAP).
 # Other areas add programs to CHECK_DEPS (built before prove runs) and
 # shell tests as tests/*.t, which prove finds on its own.

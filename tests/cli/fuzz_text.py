@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Fuzz-style pass over the text vdsokit writes (tests/cli-fuzz-text.t).
 
 compare: bench files with random labels (lone surrogates, raw 0xFF, ESC,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The malformed-image corpus and the thread race built for every other
 # architecture with a cross compiler, run under qemu-user: the parser on
 # big- and little-endian, 32- and 64-bit hosts, reading images of the

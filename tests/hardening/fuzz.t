@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The libFuzzer target (fuzz/fuzz_image.c) for 60 s on the seed corpus:
 # fails on any crash, sanitizer report, hang or out-of-memory.
 # FUZZ_SECONDS overrides the duration.

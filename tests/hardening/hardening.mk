@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The hardening tests (tests/hardening/), included by fuzz/fuzz.mk.
 #
 # C tests built into $(BUILD)/tests/ (prove runs them with the others):

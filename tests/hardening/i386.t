@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The malformed-image corpus and the thread race again as 32-bit x86
 # programs (i686-linux-gnu-gcc-12 -static): they run natively on an x86_64
 # kernel and see its real 32-bit vDSO, and the parser's overflow checks

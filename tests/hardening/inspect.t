@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # `vdsokit inspect FILE` on every malformed image of the corpus
 # (tests/hardening/malformed.c --write): exit status 2 and a message on
 # stderr naming the file and the problem (the parser's error text).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The fuzz target looks up every vDSO symbol name and version node that the
 # library knows (fuzz/names.h, a test-only copy): it must list every name
 # and version of every src/arch/*.h ARCH_SYMBOLS table.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The test suite again, with the library, the CLI and the tests built with
 # -fsanitize=address,undefined (-fno-sanitize-recover=all: any report is a
 # failure) in $VDSOKIT_BUILD/asan: every compiled test ($BUILD/asan/tests/*.t)

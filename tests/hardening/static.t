@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # Static analysis, failing on any finding:
 #   - cppcheck (warning, style, performance, portability) on src/, for the
 #     host's configuration; suppressions in tests/hardening/cppcheck.supp,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # vdsokit report, info, bench --time 0.2 and verify --time 0.2 under
 # valgrind memcheck: no invalid access, no uninitialised value used, no
 # definite or indirect leak, exit status 0.  On x86 valgrind hides the

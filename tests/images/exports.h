@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The exported entries of a synthetic image: which fake implementation each
  * of the architecture's names (names.h) points at, minus what the variant

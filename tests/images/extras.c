@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The symbols a vDSO lookup must refuse, present in every image so that the
  * host test can check the refusals against readelf:

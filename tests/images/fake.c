@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The functions of a "callable" synthetic vDSO image.  They return fixed,
  * recognisable values so that a test running on the target architecture

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * What the fake vDSO functions (fake.c) and tests/callpath.c agree on,
  * beyond the values fake.c's header lists.

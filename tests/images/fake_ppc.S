@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * The "callable" fake functions for powerpc (ppc32, ppc64, ppc64le), with
  * the values documented in fake.c.  In assembly because the powerpc vDSO

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Synthetic vDSO images (tests/images/build-images) and the tests built on
 # them: tests/image-readelf.t (host parser against readelf) and
 # tests/qemu-user.t (tests/callpath.c on every architecture).

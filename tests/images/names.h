@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Per-architecture names of the synthetic vDSO images: the version node and
  * the symbol each role is exported as, following the kernel's linker scripts

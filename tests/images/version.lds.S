@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * Version script of a synthetic image, run through the target compiler's
  * preprocessor (so names.h sees that architecture's macros).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A program that names its own globals as vDSO code in the wild does: the
  * kernel's tools/testing/selftests/vDSO/vdso_test_correctness.c keeps the

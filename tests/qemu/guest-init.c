@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * guest-init — /init of the QEMU matrix guests.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * m68k-seed-bench — the m68k seed's table from one run in one guest: each
  * call made through the syscall ("before"), through the vDSO entry itself

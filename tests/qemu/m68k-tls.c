@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * m68k-tls — in an m68k guest, vdsokit_thread_pointer() is the thread
  * pointer: in every thread after every switch, and in fork and exec

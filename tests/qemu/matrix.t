@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # matrix.t — the architecture matrix: real kernels of other architectures
 # booted under qemu-system, each running the project's programs built for
 # it.  Prints TAP.  Run by `make check` (through the wrapper tests/qemu/qemu.mk

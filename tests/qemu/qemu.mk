@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The QEMU architecture matrix (tests/qemu/matrix.t), included by the top
 # Makefile.  `make check` runs `prove $(BUILD)/tests/*.t tests/*.t`; the
 # matrix lives beside its scripts in tests/qemu/, so a one-line wrapper in

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # targets.sh — the QEMU matrix's targets, sourced by the scripts beside it.
 #
 # target_info TARGET sets, for one target:

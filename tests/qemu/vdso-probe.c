@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * vdso-probe — write this process's vDSO image, byte for byte, to stdout.
  *
