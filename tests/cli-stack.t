@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: MIT
 # The vDSO's stack use (cli/stack_use.c): `vdsokit info` shows, per
 # function, the deepest byte its vDSO entry touched below the stack pointer,
 # in the table and in JSON (a number from a call that succeeded, or null
