@@ -47,7 +47,8 @@ void *vdsokit__random_thread_state(size_t *len);
 #define HOLDERS 40
 
 /* The scenarios' exit codes. */
-enum { PASSED, SHARED_STATE, NO_STATE, SETUP_FAILED, CALL_FAILED, GREW, SYSCALL_TAKEN, NOT_RECLAIMED };
+enum { PASSED, SHARED_STATE, NO_STATE, SETUP_FAILED, CALL_FAILED, GREW, SYSCALL_TAKEN, NOT_RECLAIMED,
+       HUNG };
 
 static const char *verdict_text(int code)
 {
@@ -60,6 +61,7 @@ static const char *verdict_text(int code)
 	case GREW: return "memory grew with the threads ever created";
 	case SYSCALL_TAKEN: return "a call after the jump made a syscall: not the vDSO route";
 	case NOT_RECLAIMED: return "the exited main thread's state was not given back";
+	case HUNG: return "still running at its timeout: a hang";
 	default: return NULL;
 	}
 }
@@ -265,19 +267,32 @@ static void *churn(void *p)
 	return NULL;
 }
 
+/* A keeper that drew without getting a state says so: the main thread must not wait for it. */
+#define KEEPER_NO_STATE ((void *)1)
+
 static void *keeper(void *p)
 {
 	void **slot = p;
 	draw();
-	*slot = vdsokit__random_thread_state(NULL);
+	void *state = vdsokit__random_thread_state(NULL);
+	__atomic_store_n(slot, state ? state : KEEPER_NO_STATE, __ATOMIC_RELEASE);
 	for (;;)
 		pause(); /* alive until the process exits */
 	return NULL;
 }
 
+static void namespace_init_timed_out(int sig)
+{
+	(void)sig;
+	_exit(HUNG);
+}
+
 /* pid 1 of a new PID namespace with pid_max 400: thread ids come round within a few hundred threads. */
 static int tids_reused_in_namespace(void)
 {
+	/* As a namespace's init it ignores an unhandled SIGALRM: a handler ends a hang. */
+	signal(SIGALRM, namespace_init_timed_out);
+	alarm(TIMEOUT_SECONDS / 2);
 	if (mount("proc", "/proc", "proc", 0, NULL))
 		return SETUP_FAILED;
 	FILE *f = fopen("/proc/sys/kernel/pid_max", "w");
@@ -287,9 +302,13 @@ static int tids_reused_in_namespace(void)
 	for (int i = 0; i < CHURN_BATCH; i++)
 		if (pthread_create(&t, NULL, keeper, &keepers_state[i]))
 			return SETUP_FAILED;
-	for (int i = 0; i < CHURN_BATCH; i++)
-		while (!__atomic_load_n(&keepers_state[i], __ATOMIC_ACQUIRE))
+	for (int i = 0; i < CHURN_BATCH; i++) {
+		void *state;
+		while (!(state = __atomic_load_n(&keepers_state[i], __ATOMIC_ACQUIRE)))
 			usleep(1000);
+		if (state == KEEPER_NO_STATE)
+			return NO_STATE;
+	}
 	static unsigned char seen[4194304 / 8];
 	int reused = 0;
 	for (int n = 0; n < CHURN_THREADS / CHURN_BATCH; n++) {
