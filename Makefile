@@ -6,6 +6,7 @@
 #   make check      install what the tests need (as root), build, run every test under prove
 #   make bench      the library's benchmark program (figures, not a test)
 #   make install PREFIX=/usr/local DESTDIR=
+#   make deb        Debian packages (debian/) in $(BUILD)/deb, built from a copy of the tree
 #
 # Cross builds: make CC=aarch64-linux-gnu-gcc-12 BUILD=build/aarch64 LDFLAGS=-static
 # (every output goes under $(BUILD), so several targets can coexist).
@@ -42,7 +43,7 @@ LIB_A    := $(BUILD)/libvdsokit.a
 LIB_SO   := $(BUILD)/lib/libvdsokit.so.$(SOVERSION)
 LIB_HDRS := include/vdsokit.h $(wildcard src/*.h src/arch/*.h)
 
-.PHONY: all lib run check bench install clean abi-baseline
+.PHONY: all lib run check bench install clean abi-baseline deb
 all: lib
 
 lib: $(LIB_A) $(LIB_SO)
@@ -96,6 +97,12 @@ install: all
 		install -d $(DESTDIR)$(BINDIR) && install -m 755 $(BUILD)/vdsokit $(DESTDIR)$(BINDIR)/; fi
 	@for m in man/*.1 man/*.3; do [ -f "$$m" ] || continue; \
 		s=$${m##*.}; install -d $(DESTDIR)$(MANDIR)/man$$s && install -m 644 $$m $(DESTDIR)$(MANDIR)/man$$s/; done
+
+# dpkg-buildpackage -us -uc -b in a copy of the tree (it writes to the
+# source's parent directory and leaves debian/ build state): the packages
+# land in $(BUILD)/deb, the tree stays clean.
+deb:
+	scripts/build-deb $(BUILD)/deb
 
 # The ABI baseline tests/abi.t compares the shared library with (x86_64):
 # regenerate it only with an intended ABI change, in the same commit.

@@ -176,7 +176,9 @@ DEFINE_LOOP(loop_sys_getcpu_node, unsigned cpu; unsigned node,
 DEFINE_LOOP(loop_lib_getrandom, , vdsokit_getrandom(random_buffer, (size_t)arg, 0))
 DEFINE_LOOP(loop_raw_getrandom, ,
 	    vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, random_buffer, (size_t)arg, 0))
-DEFINE_LOOP(loop_libc_getrandom, , getrandom(random_buffer, (size_t)arg, 0))
+/* A variable, not a discarded call: glibc declares getrandom() warn_unused_result
+ * under _FORTIFY_SOURCE (Debian's default build flags), and -Werror stops the build. */
+DEFINE_LOOP(loop_libc_getrandom, ssize_t got, got = getrandom(random_buffer, (size_t)arg, 0); KEEP(got))
 DEFINE_LOOP(loop_sys_getrandom, ,
 	    vdsokit_getrandom_via(VDSOKIT_VIA_SYSCALL, random_buffer, (size_t)arg, 0))
 
