@@ -236,6 +236,12 @@ void vdsokit_resolve(struct vdsokit_state *s)
  * process: a fork child (fork, _Fork, syscall(SYS_fork), clone) whose
  * parent forked while a thread was initialising finds a claim of another
  * process, which no thread of its own will finish, and takes it over.
+ * Naming it costs the first call one getpid(2), ~0.1 us; the other way to
+ * see a fork child without a syscall, a claim in a page the kernel wipes
+ * in every child (MADV_WIPEONFORK), cost every process that loads the
+ * library a page fault at start-up, ~20 us in this project's test VMs.
+ * A vfork child that calls the library while another thread of its parent
+ * initialises takes the claim over too, and both write the same state.
  * The only thing that changes after publication, a 32-bit entry's
  * overflow, lives outside the state (vdsokit__sym_overflowed).
  */
