@@ -96,8 +96,15 @@ lib-tests: $(LIB_TESTS)
 tests: lib-tests $(BUILD)/tests/calls-shared.t $(VARIANT_TESTS) $(CHECK_DEPS)
 
 # `make check`: what the tests need (apt, as root), everything built, then prove.
+# Each phase's time is printed at the end (and each test's by prove --timer,
+# the QEMU matrix's among them), so that a change sees what it costs the
+# 60-minute cold run.
 check:
-	./scripts/install-deps
-	$(MAKE) --no-print-directory all
-	$(MAKE) --no-print-directory tests
-	prove -e '' $(PROVE_FLAGS) $(BUILD)/tests/*.t $(wildcard tests/*.t tests/hardening/*.t)
+	@t0=$$(date +%s); ./scripts/install-deps || exit 1; \
+	t1=$$(date +%s); $(MAKE) --no-print-directory all || exit 1; \
+	t2=$$(date +%s); $(MAKE) --no-print-directory tests || exit 1; \
+	t3=$$(date +%s); prove --timer -e '' $(PROVE_FLAGS) $(BUILD)/tests/*.t \
+		$(wildcard tests/*.t tests/hardening/*.t); status=$$?; \
+	t4=$$(date +%s); \
+	echo "make check phases: deps $$((t1 - t0)) s, build $$((t2 - t1)) s, test programs $$((t3 - t2)) s, prove $$((t4 - t3)) s (the matrix's kernels and guests within it: qemu-matrix.t), total $$((t4 - t0)) s"; \
+	exit $$status
