@@ -14,7 +14,7 @@ cli: $(CLI_BIN)
 
 # More specific than the library's $(BUILD)/%.o rule, so it wins: the CLI is
 # not built with -fvisibility=hidden and sees cli/cli.h.
-$(BUILD)/cli/%.o: cli/%.c cli/cli.h cli/elf_names.h cli/stack_probe.h include/vdsokit.h
+$(BUILD)/cli/%.o: cli/%.c cli/cli.h cli/elf_names.h cli/stack_probe.h cli/bare_entry.h include/vdsokit.h
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -c -o $@ $<
 

@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "bare_entry.h"
 
 static const char *const path_names[BENCH_PATH_COUNT] = {
 	[BENCH_LIBRARY] = "vdsokit", [BENCH_VDSO] = "vdso",
@@ -194,21 +195,10 @@ DEFINE_LOOP(loop_libc_tp, pthread_t (*self_fn)(void) = pthread_self; pthread_t s
 DEFINE_LOOP(loop_sys_tp, void *tp, tp = vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL); KEEP(tp))
 
 /*
- * The bare vDSO entries (vdsokit_bare_entry), with the kernel's
- * signatures: the pointer is loaded once per batch, and each iteration is
- * the call itself.  One 16-byte buffer fits every ABI's timespec and
- * timeval (x32's and sparc64's timeval are 16 bytes, a 32-bit timespec 8).
- * time() returns the kernel's long: 64-bit where the entry's time is
- * (x32 too), else 32-bit.
+ * The bare vDSO entries (vdsokit_bare_entry, with the kernel's signatures
+ * of bare_entry.h): the pointer is loaded once per batch, and each
+ * iteration is the call itself.
  */
-struct kernel_time_buffer {
-	int64_t first, second;
-};
-typedef int bare_clock_fn(clockid_t clock, struct kernel_time_buffer *ts);
-typedef int bare_gettimeofday_fn(struct kernel_time_buffer *tv, void *tz);
-typedef int64_t bare_time64_fn(int64_t *t);
-typedef int32_t bare_time32_fn(int32_t *t);
-typedef int bare_getcpu_fn(unsigned *cpu, unsigned *node, void *cache);
 
 /* fn's bare entry, NULL without one; *time64 as vdsokit_bare_entry says. */
 static const void *bare_entry(enum vdsokit_func fn, int *time64)

@@ -11,17 +11,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "bare_entry.h"
 #include "stack_probe.h"
 
-/* The kernel's signatures (as measure.c calls them); one buffer fits every ABI's. */
-struct kernel_time_buffer {
-	int64_t first, second;
-};
-typedef int bare_clock_fn(clockid_t clock, struct kernel_time_buffer *ts);
-typedef int bare_gettimeofday_fn(struct kernel_time_buffer *tv, void *tz);
-typedef int64_t bare_time64_fn(int64_t *t);
-typedef int32_t bare_time32_fn(int32_t *t);
-typedef int bare_getcpu_fn(unsigned *cpu, unsigned *node, void *cache);
 
 struct probe_call {
 	enum vdsokit_func fn;
