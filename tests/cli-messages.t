@@ -123,7 +123,9 @@ else
 fi
 
 # --- info under valgrind: the vDSO is hidden, not absent ---------------------
-if have valgrind; then
+if sanitized any; then
+	skip "info under valgrind: a sanitizer build does not run under valgrind"
+elif have valgrind; then
 	valgrind -q "$vdsokit" info >"$tmp/out" 2>"$tmp/err"
 	if grep -q "^AT_SYSINFO_EHDR: absent: .*valgrind" "$tmp/out"; then
 		ok "info under valgrind says valgrind hides the vDSO"
