@@ -7,6 +7,7 @@
 #   make bench      the library's benchmark program (figures, not a test)
 #   make install PREFIX=/usr/local DESTDIR=
 #   make deb        Debian packages (debian/) in $(BUILD)/deb, built from a copy of the tree
+#   make readme-samples   the sample outputs in README.md and docs/, from real runs
 #
 # Cross builds: make CC=aarch64-linux-gnu-gcc-12 BUILD=build/aarch64 LDFLAGS=-static
 # (every output goes under $(BUILD), so several targets can coexist).
@@ -43,7 +44,7 @@ LIB_A    := $(BUILD)/libvdsokit.a
 LIB_SO   := $(BUILD)/lib/libvdsokit.so.$(SOVERSION)
 LIB_HDRS := include/vdsokit.h $(wildcard src/*.h src/arch/*.h)
 
-.PHONY: all lib run check bench install clean abi-baseline deb
+.PHONY: all lib run check bench install clean abi-baseline deb readme-samples
 all: lib
 
 lib: $(LIB_A) $(LIB_SO)
@@ -103,6 +104,12 @@ install: all
 # land in $(BUILD)/deb, the tree stays clean.
 deb:
 	scripts/build-deb $(BUILD)/deb
+
+# The sample outputs of README.md and docs/performance.md (between
+# <!-- sample: COMMAND --> markers), written from real runs of this build;
+# tests/readme.t runs the blocks around them.
+readme-samples: all $(BUILD)/bench/bench
+	VDSOKIT_BUILD=$(abspath $(BUILD)) scripts/readme-samples
 
 # The ABI baseline tests/abi.t compares the shared library with (x86_64):
 # regenerate it only with an intended ABI change, in the same commit.

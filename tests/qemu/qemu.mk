@@ -7,7 +7,8 @@
 #   make check                      includes the matrix (VDSOKIT_MATRIX=0 skips it)
 #   make matrix                     the matrix alone, verbose TAP
 #   make qemu-kernels               download / build the guest kernels into the cache
-#   make matrix-results             docs/matrix-results.md from the last run
+#   make matrix-results             docs/matrix-results.md and docs/seeds.md's tables
+#                                   from the last run
 #
 # Variables: VDSOKIT_MATRIX_TARGETS="arm64 s390x" (a subset), VDSOKIT_CACHE.
 
@@ -35,5 +36,11 @@ qemu-kernels:
 	tests/qemu/build-kernel ppc64
 	tests/qemu/build-kernel ppc32
 
+# Each document is replaced only once its new text is complete; seeds.md
+# is hand-written around its generated tables.
 matrix-results:
-	tests/qemu/results-table $(BUILD) >docs/matrix-results.md
+	@mkdir -p $(BUILD)/qemu
+	tests/qemu/results-table $(BUILD) matrix >$(BUILD)/qemu/matrix-results.md
+	tests/qemu/results-table $(BUILD) seeds >$(BUILD)/qemu/seeds.md
+	mv $(BUILD)/qemu/matrix-results.md docs/matrix-results.md
+	scripts/replace-generated docs/seeds.md <$(BUILD)/qemu/seeds.md
