@@ -102,7 +102,7 @@ static bool dynamic_clock_name(char *buf, size_t size, long clock)
 	static const char *const kinds[] = { "PROF", "VIRT", "SCHED" };
 	if (clock >= 0 || clock < INT32_MIN)
 		return false;
-	long high = ~(clock >> 3);   /* arithmetic shift: glibc and the kernel alike */
+	long high = (~clock) >> 3;   /* = ~(clock >> 3), as glibc and the kernel compute it, without shifting a negative value */
 	unsigned kind = (unsigned)clock & 3;
 	bool per_thread = (clock & 4) != 0;
 	if (kind == 3) {

@@ -90,16 +90,16 @@ static void write_host(FILE *out, const struct host_facts *h, int init_result)
 	       "The vdsokit that wrote these metrics: its version and the architecture it was "
 	       "built for.");
 	sample(out, 1, "vdsokit_build_info", "version", VDSOKIT_VERSION_STRING,
-	       "arch", vdsokit_arch_name(), NULL);
+	       "arch", vdsokit_arch_name(), (const char *)NULL);
 	family(out, "vdsokit_host_info", "gauge",
 	       "The kernel (uname -r) and the machine (uname -m) measured.");
 	sample(out, 1, "vdsokit_host_info", "kernel_release", h->kernel_release,
-	       "machine", h->machine, NULL);
+	       "machine", h->machine, (const char *)NULL);
 	family(out, "vdsokit_vdso_usable", "gauge",
 	       "1 when a vDSO is mapped and libvdsokit accepted it, else 0 (every call is a "
 	       "syscall; doctor's no-vdso or bad-image finding says why).");
 	sample(out, init_result == 0 && vdsokit_process_image() ? 1 : 0, "vdsokit_vdso_usable",
-	       NULL);
+	       (const char *)NULL);
 	/* Unknown: no sample (doctor's `unreadable` finding names the reason). */
 	family(out, "vdsokit_clocksource_info", "gauge",
 	       "The current clocksource (sysfs) and the available ones; no sample when they "
@@ -107,7 +107,7 @@ static void write_host(FILE *out, const struct host_facts *h, int init_result)
 	if (h->clocksource.known)
 		sample(out, 1, "vdsokit_clocksource_info", "clocksource", h->clocksource.text,
 		       "available", h->available_clocksources.known ?
-		       h->available_clocksources.text : NULL, NULL);
+		       h->available_clocksources.text : NULL, (const char *)NULL);
 }
 
 /* The route runs without entering the kernel: the vDSO in user space, a register, rseq. */
@@ -135,7 +135,7 @@ static void write_routes(FILE *out)
 			sample(out, route_in_user_space(p.route), "vdsokit_route_user_space",
 			       "function", cli_func_name(fn),
 			       "clock", per_clock ? clock_id_name(clock, sizeof(clock), k) : NULL,
-			       "route", vdsokit_route_name(p.route), NULL);
+			       "route", vdsokit_route_name(p.route), (const char *)NULL);
 		}
 	}
 }
@@ -166,7 +166,7 @@ static void write_durations(FILE *out, const struct quick_row *rows)
 			sample(out, r->median_ns * 1e-9, "vdsokit_call_duration_seconds",
 			       "call", rows[i].c.label, "function", cli_func_name(rows[i].c.func),
 			       "clock", case_clock(&rows[i].c, clock, sizeof(clock)),
-			       "path", bench_path_name(measured_paths[k]), NULL);
+			       "path", bench_path_name(measured_paths[k]), (const char *)NULL);
 		}
 
 	family(out, "vdsokit_call_failed", "gauge",
@@ -182,7 +182,7 @@ static void write_durations(FILE *out, const struct quick_row *rows)
 			       "call", rows[i].c.label, "function", cli_func_name(rows[i].c.func),
 			       "clock", case_clock(&rows[i].c, clock, sizeof(clock)),
 			       "path", bench_path_name(measured_paths[k]),
-			       "error", r->refused ? errno_name(-r->refused) : NULL, NULL);
+			       "error", r->refused ? errno_name(-r->refused) : NULL, (const char *)NULL);
 		}
 }
 
@@ -196,7 +196,7 @@ static void write_findings(FILE *out, const struct doctor_report *r)
 		for (unsigned i = 0; i < r->count; i++)
 			n += r->findings[i].severity == s;
 		sample(out, n, "vdsokit_doctor_findings",
-		       "severity", doctor_severity_name((enum doctor_severity)s), NULL);
+		       "severity", doctor_severity_name((enum doctor_severity)s), (const char *)NULL);
 	}
 
 	family(out, "vdsokit_doctor_finding", "gauge",
@@ -215,7 +215,7 @@ static void write_findings(FILE *out, const struct doctor_report *r)
 			n += r->findings[j].severity == f->severity &&
 			     strcmp(r->findings[j].id, f->id) == 0;
 		sample(out, n, "vdsokit_doctor_finding", "id", f->id,
-		       "severity", doctor_severity_name(f->severity), NULL);
+		       "severity", doctor_severity_name(f->severity), (const char *)NULL);
 	}
 }
 
@@ -231,7 +231,7 @@ static void write_metrics(FILE *out, const struct host_facts *h, int init_result
 	family(out, "vdsokit_last_run_timestamp_seconds", "gauge",
 	       "When these metrics were measured, in seconds since the epoch: alert when it "
 	       "grows old.");
-	sample(out, (double)written, "vdsokit_last_run_timestamp_seconds", NULL);
+	sample(out, (double)written, "vdsokit_last_run_timestamp_seconds", (const char *)NULL);
 }
 
 int cmd_metrics(int argc, char **argv)
