@@ -32,6 +32,7 @@
 #include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "vdsokit.h"
@@ -423,7 +424,14 @@ static int many_threads_tgkill_refused(void *unused)
 		return SETUP_FAILED;
 	static void *states[MANY_THREADS];
 	long rss_early = 0;
-	for (int n = 0; n < MANY_THREADS; n += 16) {
+	/* Within half the timeout: an emulated guest starts threads hundreds of times slower. */
+	struct timespec start, now;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	int n;
+	for (n = 0; n < MANY_THREADS; n += 16) {
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec - start.tv_sec > TIMEOUT_SECONDS / 2)
+			break;
 		pthread_t t[16];
 		struct short_lived s[16];
 		for (int i = 0; i < 16; i++)
@@ -441,14 +449,17 @@ static int many_threads_tgkill_refused(void *unused)
 			rss_early = rss_kib();
 	}
 	long rss_late = rss_kib();
-	qsort(states, MANY_THREADS, sizeof(states[0]), cmp_ptr);
-	int distinct = 1;
-	for (int i = 1; i < MANY_THREADS; i++)
+	qsort(states, (size_t)n, sizeof(states[0]), cmp_ptr);
+	int distinct = n > 0;
+	for (int i = 1; i < n; i++)
 		distinct += states[i] != states[i - 1];
-	printf("# tgkill refused: %d distinct states over %d threads (16 alive at once); RSS %ld KiB "
+	printf("# tgkill refused: %d distinct states over %d threads (16 alive at once%s); RSS %ld KiB "
 	       "after 2,000 threads, %ld KiB after %d\n",
-	       distinct, MANY_THREADS, rss_early, rss_late, MANY_THREADS);
-	return distinct > MAX_DISTINCT_STATES ? GREW : PASSED;
+	       distinct, n, n < MANY_THREADS ? ", stopped at half the timeout" : "", rss_early,
+	       rss_late, n);
+	fflush(stdout);
+	/* 2,000 threads at least, or the bound says little: that many run in seconds emulated. */
+	return n < 2000 ? SETUP_FAILED : distinct > MAX_DISTINCT_STATES ? GREW : PASSED;
 }
 
 /* ---- siglongjmp out of a call ----------------------------------------- */
@@ -477,14 +488,23 @@ static int jump_out_of_calls(void *unused)
 		return SETUP_FAILED;
 	int jumps = 0;
 	for (int i = 0; i < 3; i++)
-		if (sigsetjmp(jump_back, 1) == 0)
-			vdsokit_getrandom(unwritable, 64, 0);
-		else
+		if (sigsetjmp(jump_back, 1) == 0) {
+			ssize_t r = vdsokit_getrandom(unwritable, 64, 0);
+			struct vdsokit_path p;
+			vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p);
+			printf("# call %d with an unwritable buffer returned %zd (route %s, %s)\n", i + 1,
+			       r, vdsokit_route_name(p.route), vdsokit_reason_text(p.reason));
+		} else {
 			jumps++;
+		}
+	/*
+	 * Each call that did not fault was answered by the syscall (EFAULT):
+	 * the library's choice when it has no state, or the vDSO's own
+	 * fallback (seen once in 3 runs of an emulated arm64 guest).  What
+	 * decides is below: whether the library gives calls to the vDSO again.
+	 */
 	if (jumps == 0)
 		return SETUP_FAILED; /* the vDSO did not fault: nothing was interrupted */
-	if (jumps != 3)
-		return SYSCALL_TAKEN; /* the syscall's EFAULT: the calls after a jump left the vDSO */
 	struct vdsokit_path p;
 	if (vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p) || p.route != VDSOKIT_ROUTE_VDSO)
 		return NO_STATE;
@@ -493,8 +513,11 @@ static int jump_out_of_calls(void *unused)
 		return CALL_FAILED;
 	/* The library itself gives the call to the vDSO: -ENOSYS would say it has no state. */
 	unsigned char buf[16];
-	if (vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+	ssize_t via_vdso = vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, sizeof(buf), 0);
+	if (via_vdso != (ssize_t)sizeof(buf)) {
+		printf("# vdsokit_getrandom_via(VDSO) after the jumps: %zd\n", via_vdso);
 		return SYSCALL_TAKEN;
+	}
 	/*
 	 * And no syscall: the vDSO's own reseed (a new kernel generation,
 	 * every few seconds on a freshly booted machine) may make one, so a
@@ -514,6 +537,7 @@ static int jump_out_of_calls(void *unused)
 		}
 		if (syscalls == 0)
 			return PASSED;
+		printf("# try %d: %d getrandom syscalls in 10 calls\n", attempt + 1, syscalls);
 	}
 	return SYSCALL_TAKEN;
 }
@@ -601,7 +625,8 @@ int main(void)
 		 vfork_child_claims, NULL, 0);
 	scenario("thread ids reused (pid_max 400 in a PID namespace), 8 threads keep their states",
 		 tid_reuse, NULL, 1);
-	scenario("20,000 threads with tgkill refused (EPERM): at most 64 states ever handed out",
+	scenario("20,000 threads (or those started in 30 s) with tgkill refused (EPERM): at most 64 "
+		 "states ever handed out",
 		 many_threads_tgkill_refused,
 		 NULL, 1);
 	scenario("siglongjmp out of a handler that interrupted a call in the vDSO: the vDSO route again",
