@@ -18,9 +18,16 @@ echo "1..2"
 unset MAKEFLAGS MFLAGS MAKELEVEL
 log=$asan.log
 mkdir -p "$asan"
+# The programs the shell tests run beside the CLI: the sandbox runner and
+# the kernel findings' reproducers.
+helpers="$asan/tests/tools/sandbox-run"
+for f in tests/findings/*.c; do
+	[ -f "$f" ] && helpers="$helpers $asan/tests/findings/$(basename "$f" .c)"
+done
+# shellcheck disable=SC2086
 if ! make -j2 --no-print-directory BUILD="$asan" CFLAGS="$san -fno-sanitize-recover=all" \
 	LDFLAGS="$san" lib-tests hardening-tests "$asan/tests/calls-shared.t" \
-	"$asan/vdsokit" "$asan/tests/tools/imgdump" >"$log" 2>&1; then
+	"$asan/vdsokit" "$asan/tests/tools/imgdump" $helpers >"$log" 2>&1; then
 	echo "not ok 1 - the sanitizer build fails (log: $log)"
 	grep -E 'error|Error' "$log" | head -20 | sed 's/^/# /'
 	echo "not ok 2 - # SKIP nothing to run"
