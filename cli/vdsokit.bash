@@ -5,7 +5,7 @@
 # $(PREFIX)/share/bash-completion/completions/vdsokit.  tests/completion.t
 # keeps the lists equal to each command's --help and option parser.
 
-_vdsokit_commands="report info inspect dump bench compare verify abi doctor"
+_vdsokit_commands="report info inspect dump bench compare verify abi doctor metrics"
 
 # The options of COMMAND, as its --help lists them.
 _vdsokit_options()
@@ -18,6 +18,7 @@ _vdsokit_options()
 	compare) echo "--markdown --json --path --svg -h --help" ;;
 	verify) echo "--time --threads --json --image -h --help" ;;
 	abi) echo "--json --image -h --help" ;;
+	metrics) echo "-o --output --time -h --help" ;;
 	esac
 }
 
