@@ -236,10 +236,11 @@ void vdsokit_resolve(struct vdsokit_state *s)
  * process: a fork child (fork, _Fork, syscall(SYS_fork), clone) whose
  * parent forked while a thread was initialising finds a claim of another
  * process, which no thread of its own will finish, and takes it over.
- * Naming it costs the first call one getpid(2), ~0.1 us; the other way to
- * see a fork child without a syscall, a claim in a page the kernel wipes
- * in every child (MADV_WIPEONFORK), cost every process that loads the
- * library a page fault at start-up, ~20 us in this project's test VMs.
+ * Naming it costs the first call one getpid(2) (+1.2 us at the median on
+ * a loaded x86_64 VM whose syscalls cost ~1 us, docs/performance.md); the
+ * other way to see a fork child without a syscall, a claim in a page the
+ * kernel wipes in every child (MADV_WIPEONFORK), put a page fault into the
+ * first call there (26 us), or into every start-up if touched at load.
  * A vfork child that calls the library while another thread of its parent
  * initialises takes the claim over too, and both write the same state.
  * The only thing that changes after publication, a 32-bit entry's
