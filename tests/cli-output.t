@@ -7,12 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 
 # One small bench file, enough for compare and its chart.
-cat >"$tmp/bench.json" <<'JSON'
-{ "schema": "vdsokit-bench", "schema_version": 1,
-  "host": { "kernel_release": "6.1.0", "machine": "m68k" },
-  "results": [ { "label": "time",
-    "paths": { "vdsokit": { "median_ns": 4.5 }, "syscall": { "median_ns": 120 } } } ] }
-JSON
+cp "$top/tests/data/bench-small.json" "$tmp/bench.json"
 
 # --- 1: dump -o and --svg never remove what they did not create ---------
 
