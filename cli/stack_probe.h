@@ -41,7 +41,10 @@ static inline __attribute__((always_inline)) uintptr_t stack_probe_current_sp(vo
 {
 	uintptr_t sp = 0;
 #if defined(__x86_64__)
-	__asm__ volatile("mov %%rsp, %0" : "=r"(sp));
+	/* A 64-bit operand: x32's uintptr_t is 32 bits, %rsp is not. */
+	unsigned long long rsp;
+	__asm__ volatile("mov %%rsp, %0" : "=r"(rsp));
+	sp = (uintptr_t)rsp;
 #elif defined(__i386__)
 	__asm__ volatile("mov %%esp, %0" : "=r"(sp));
 #elif defined(__aarch64__) || defined(__arm__)
