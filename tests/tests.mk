@@ -26,10 +26,10 @@ $(BUILD)/tests/calls-timens.t: tests/lib/calls.c tests/tap.h $(wildcard tests/li
 # file by its path in the tree, for a run from elsewhere.  -z now, as
 # libvdsokit.so is linked: the libc functions the library calls are bound
 # at load, so a first getrandom measures the library, not ld.so's lazy
-# binding (2.6 KiB more here).
+# binding (2.6 KiB more here).  No sibling calls: see STACK_PROBE_CFLAGS.
 $(BUILD)/tests/stack.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h tests/tap.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
+	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
 	      $< cli/stack_probe.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
 
 # dlopen()s the shared library by its path in this build.
