@@ -197,6 +197,16 @@ static void read_status(struct host_facts *h)
 			fact_set_number(&h->seccomp_filters, path, atoll(line + 16));
 	}
 	fclose(f);
+	/*
+	 * The kernel's own status file (it has a Name line) without a Seccomp
+	 * line: a kernel built without CONFIG_SECCOMP, where no filter can be.
+	 */
+	if (h->process_name.known && !h->seccomp_mode.known) {
+		fact_set_number(&h->seccomp_mode, path, 0);
+		snprintf(h->seccomp_mode.text, sizeof(h->seccomp_mode.text),
+			 "0 (no Seccomp line: a kernel without CONFIG_SECCOMP)");
+		fact_set_number(&h->seccomp_filters, path, 0);
+	}
 }
 
 static void read_link(struct host_fact *f, const char *path)
@@ -222,6 +232,20 @@ static void read_time_namespace(struct host_facts *h)
 	static const char path[] = "/proc/self/timens_offsets";
 	read_link(&h->time_ns, "/proc/self/ns/time");
 	read_link(&h->init_time_ns, "/proc/1/ns/time");
+	char mnt[128];
+	if (!h->time_ns.known && h->time_ns.error == ENOENT &&
+	    readlink("/proc/self/ns/mnt", mnt, sizeof(mnt)) > 0) {
+		/*
+		 * The namespace files are there but not the time one: a kernel
+		 * built without CONFIG_TIME_NS, whose clocks have no offsets.
+		 */
+		static const char none[] = "none (a kernel without CONFIG_TIME_NS)";
+		fact_set_text(&h->time_ns, "/proc/self/ns", none);
+		fact_set_text(&h->init_time_ns, "/proc/self/ns", none);
+		fact_set_number(&h->monotonic_offset_s, "/proc/self/ns", 0);
+		fact_set_number(&h->boottime_offset_s, "/proc/self/ns", 0);
+		return;
+	}
 	struct timens_offsets offsets;
 	if (!timens_offsets_read(&offsets)) {
 		fact_unknown(&h->monotonic_offset_s, path, errno);
