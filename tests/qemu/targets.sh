@@ -119,7 +119,7 @@ target_info() {
 		t_arch=m68k t_triple=m68k-linux-gnu t_kernel="build m68k"
 		t_qemu="qemu-system-m68k -M q800 -m 256"
 		t_console=ttyS0 t_machine=m68k
-		t_about="QEMU q800 (Quadra 800), mac_defconfig"
+		t_about="QEMU q800 (Quadra 800), mac_defconfig + the via1 clocksource fix"
 		;;
 	m68k-vdso)
 		t_arch=m68k t_triple=m68k-linux-gnu t_kernel="build m68k-vdso"
