@@ -338,7 +338,8 @@ struct vdsokit__fastpath {
 	int (*gettime)(clockid_t, struct vdsokit_timespec *);
 	uint32_t getres_clocks;
 	int (*getres)(clockid_t, struct vdsokit_timespec *);
-	/* The vDSO's time(), NULL without one (or before ready): the kernel's long. */
+	/* The vDSO's time(), NULL without one (or before ready), and on ABIs whose
+	   kernel long is 32 bits (time() is then the library's call). */
 	int64_t (*time)(int64_t *);
 	/* getcpu: 1 when cpu_id is read from the libc's rseq area, at this
 	   offset from the thread pointer. */
@@ -361,8 +362,14 @@ int vdsokit__clock_gettime_slow(clockid_t clock, struct vdsokit_timespec *ts);
 int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts);
 int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res);
 
-#if !defined(VDSOKIT_NO_INLINE) && !defined(__powerpc__) && \
-	(defined(__LP64__) || (defined(__x86_64__) && defined(__ILP32__)))
+/*
+ * Every ABI whose vDSO functions are plain C calls inlines clock_gettime and
+ * clock_getres (powerpc's report errors in CR0.SO: the library's call).  On
+ * a 32-bit ABI the library publishes the entry only when it takes 64-bit
+ * time (__vdso_clock_gettime64 and the like); else the mask holds no clock
+ * and the call is the library's, which converts.
+ */
+#if !defined(VDSOKIT_NO_INLINE) && !defined(__powerpc__)
 #define VDSOKIT_INLINE_GETTIME 1
 
 /*
@@ -386,6 +393,8 @@ vdsokit__clock_inline(const uint32_t *mask, int (*const *entry)(clockid_t, struc
 	return other_fn(clock, ts);
 }
 
+#if defined(__LP64__) || (defined(__x86_64__) && defined(__ILP32__))
+#define VDSOKIT_INLINE_TIME 1
 /* 64-bit time here: the vDSO's time() cannot fail nor wrap. */
 static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
 {
@@ -396,6 +405,8 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 	}
 	return vdsokit_time(t);
 }
+#define vdsokit_time(t) vdsokit__time_inline(t)
+#endif
 #if defined(__x86_64__) && !defined(__ILP32__)
 /*
  * getcpu(&cpu, NULL) as glibc's sched_getcpu(): one %fs-relative load of
@@ -418,12 +429,10 @@ static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsi
 #endif
 #define vdsokit_clock_gettime(clock, ts)                                              \
 	vdsokit__clock_inline(&vdsokit__fast_v1.gettime_clocks, &vdsokit__fast_v1.gettime,     \
-			      vdsokit__clock_gettime_syscall, vdsokit__clock_gettime_slow,  \
-			      (clock), (ts))
+			      vdsokit__clock_gettime_syscall, vdsokit_clock_gettime, (clock), (ts))
 #define vdsokit_clock_getres(clock, res)                                             \
 	vdsokit__clock_inline(&vdsokit__fast_v1.getres_clocks, &vdsokit__fast_v1.getres,       \
 			      vdsokit__clock_getres_syscall, vdsokit_clock_getres, (clock), (res))
-#define vdsokit_time(t) vdsokit__time_inline(t)
 #endif
 
 #ifdef __cplusplus

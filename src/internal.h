@@ -16,14 +16,21 @@
 #include "arch.h"
 
 /*
- * Whether programs inline the clock_gettime fast path (vdsokit.h): the
- * same condition as the header's, seen from the library's side.
+ * Whether programs inline the clock_gettime/clock_getres fast path
+ * (vdsokit.h): wherever a vDSO function is a plain C call (not powerpc's
+ * CR0.SO convention).  They call the entry with a struct vdsokit_timespec,
+ * so a 32-bit ABI's entry is published to them only when it takes 64-bit
+ * time.  time() is inlined where the kernel's long is 64 bits (LP64, x32):
+ * the entry takes and returns one.  The same conditions as the header's.
  */
-#if ARCH_NATIVE_TIME64 && !ARCH_VDSO_CALL5
-#define LIB_FASTPATH_INLINE 1
-#else
-#define LIB_FASTPATH_INLINE 0
-#endif
+#define LIB_FASTPATH_INLINE (!ARCH_VDSO_CALL5)
+#define LIB_TIME_INLINE (ARCH_NATIVE_TIME64 && !ARCH_VDSO_CALL5)
+/*
+ * The library's own clock_gettime mask (bits 0-30 the clocks its entry
+ * reads, bit 31 ready; 0 before): vdsokit__fast_v1.gettime_clocks is the
+ * programs', which leaves out a 32-bit-time entry they cannot call.
+ */
+extern uint32_t vdsokit__gettime_clocks;
 /* The types of vdsokit__fast_v1's pointers. */
 typedef int (*vdsokit_fast_clock_fn)(clockid_t, struct vdsokit_timespec *);
 typedef int64_t (*vdsokit_fast_time_fn)(int64_t *);

@@ -236,7 +236,7 @@ VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *
 	 * Ready: a clock in the mask goes to the vDSO, any other straight to
 	 * the syscall.  Before that, the slow path.
 	 */
-	uint32_t clocks = __atomic_load_n(&vdsokit__fast_v1.gettime_clocks, __ATOMIC_ACQUIRE);
+	uint32_t clocks = __atomic_load_n(&vdsokit__gettime_clocks, __ATOMIC_ACQUIRE);
 	if (likely((unsigned)clock < 31 && (clocks >> clock) & 1))
 		/* The mask is published after the state: this load sees it. */
 		return gettime_through(&__atomic_load_n(&vdsokit__published, __ATOMIC_RELAXED)->gettime,

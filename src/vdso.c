@@ -14,6 +14,7 @@ const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT] = ARCH_SYMBOLS;
 
 /* What programs inlining vdsokit_clock_gettime read (include/vdsokit.h). */
 VDSO_EXPORT struct vdsokit__fastpath vdsokit__fast_v1;
+uint32_t vdsokit__gettime_clocks; /* atomic; internal.h */
 
 static int arch_machine_matches(unsigned machine)
 {
@@ -276,16 +277,26 @@ static void publish_fast_path(const struct vdsokit_state *s)
 		vdsokit__fast_v1.rseq_cpu_offset = s->rseq_offset + 4;
 		__atomic_store_n(&vdsokit__fast_v1.rseq_cpu, 1, __ATOMIC_RELEASE);
 	}
+	uint32_t gettime_clocks = entry_clocks(&s->gettime);
 	if (LIB_FASTPATH_INLINE) {
-		vdsokit__fast_v1.gettime = (vdsokit_fast_clock_fn)(uintptr_t)s->gettime.fn;
-		vdsokit__fast_v1.getres = (vdsokit_fast_clock_fn)(uintptr_t)s->getres.fn;
-		__atomic_store_n(&vdsokit__fast_v1.time, (vdsokit_fast_time_fn)(uintptr_t)s->time.fn,
-				 __ATOMIC_RELAXED);
+		/* A program calls the entry with a vdsokit_timespec: 64-bit time only. */
+		int gettime64 = ARCH_NATIVE_TIME64 || s->gettime.time64;
+		int getres64 = ARCH_NATIVE_TIME64 || s->getres.time64;
+		if (gettime64)
+			vdsokit__fast_v1.gettime = (vdsokit_fast_clock_fn)(uintptr_t)s->gettime.fn;
+		if (getres64)
+			vdsokit__fast_v1.getres = (vdsokit_fast_clock_fn)(uintptr_t)s->getres.fn;
+		if (LIB_TIME_INLINE)
+			__atomic_store_n(&vdsokit__fast_v1.time,
+					 (vdsokit_fast_time_fn)(uintptr_t)s->time.fn, __ATOMIC_RELAXED);
 		__atomic_store_n(&vdsokit__fast_v1.getres_clocks,
-				 entry_clocks(&s->getres) | VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+				 (getres64 ? entry_clocks(&s->getres) : 0) | VDSOKIT__FAST_READY,
+				 __ATOMIC_RELEASE);
+		__atomic_store_n(&vdsokit__fast_v1.gettime_clocks,
+				 (gettime64 ? gettime_clocks : 0) | VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
 	}
-	__atomic_store_n(&vdsokit__fast_v1.gettime_clocks,
-			 entry_clocks(&s->gettime) | VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+	__atomic_store_n(&vdsokit__gettime_clocks, gettime_clocks | VDSOKIT__FAST_READY,
+			 __ATOMIC_RELEASE);
 }
 
 /* Claims the static state for this process: 1, or 0 when a thread of this process has it. */
@@ -321,8 +332,10 @@ void vdsokit__entry_overflowed(const struct vdsokit_entry *e)
 	__atomic_store_n(&vdsokit__sym_overflowed[e->sym], 1, __ATOMIC_RELAXED);
 	/* Still ready, but no clock is read through that entry any more. */
 	const struct vdsokit_state *s = vdsokit_state();
-	if (e == &s->gettime)
+	if (e == &s->gettime) {
 		__atomic_store_n(&vdsokit__fast_v1.gettime_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+		__atomic_store_n(&vdsokit__gettime_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+	}
 	if (e == &s->getres)
 		__atomic_store_n(&vdsokit__fast_v1.getres_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
 }

@@ -576,6 +576,39 @@ static void check_image_paths(enum image_kind kind)
  * The vDSO's "do the syscall" (-ENOSYS, the fakes' answer for BOOTTIME)
  * costs one vDSO call, not two: the library goes straight to the syscall.
  */
+/*
+ * What a program's inlined vdsokit_clock_gettime calls (vdsokit.h): the
+ * entry path_of names when it takes 64-bit time, on every ABI but
+ * powerpc's; nothing (the library's function, which converts) for a
+ * 32-bit-time entry, which the program would call with the wrong layout.
+ */
+static void check_inline_entry(void)
+{
+#if defined(__x86_64__) && defined(__ILP32__)
+	const int defined_x32 = 1; /* x32's native entries take 64-bit time */
+#else
+	const int defined_x32 = 0;
+#endif
+	struct vdsokit_path p;
+	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+	int time64 = sizeof(long) == 8 || defined_x32 || (p.symbol && strstr(p.symbol, "64") != NULL);
+	const void *inlined = (const void *)(uintptr_t)vdsokit__fast_v1.gettime;
+#ifdef VDSOKIT_INLINE_GETTIME
+	if (p.route != VDSOKIT_ROUTE_VDSO)
+		skip("the inlined clock_gettime: MONOTONIC is not on the vDSO here (%s)", path_text(&p));
+	else if (time64)
+		ok(inlined == p.address, "the inlined clock_gettime calls %s itself (%p, path_of %p)",
+		   p.symbol, inlined, p.address);
+	else
+		ok(inlined == NULL, "the inlined clock_gettime leaves the 32-bit-time %s to the library "
+		   "(%p)", p.symbol, inlined);
+#else
+	(void)time64;
+	skip("no inlined clock_gettime on this ABI (powerpc: the library's own call sequence; %p)",
+	     inlined);
+#endif
+}
+
 static void check_enosys_calls_vdso_once(void)
 {
 	struct vdsokit_path p;
@@ -882,6 +915,7 @@ static int run_with_image(const char *file, enum image_kind kind)
 	pin_to_current_cpu();
 
 	check_image_paths(kind);
+	check_inline_entry();
 	if (kind == KIND_CALLABLE)
 		check_enosys_calls_vdso_once();
 	if (kind == KIND_ONLY32)
