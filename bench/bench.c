@@ -81,6 +81,13 @@ RUN_LOOP(run_kit_getcpu, unsigned cpu, vdsokit_getcpu(&cpu, NULL))
 RUN_LOOP(run_libc_getcpu, , sched_getcpu())
 RUN_LOOP(run_sys_getcpu, unsigned cpu, vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &cpu, NULL))
 
+/* Asking for the node too: each reference asks for it as well. */
+#define NODE_LOCALS unsigned cpu; unsigned node
+RUN_LOOP(run_raw_getcpu_node, NODE_LOCALS; getcpu_fn fn = raw_getcpu, fn(&cpu, &node, NULL))
+RUN_LOOP(run_kit_getcpu_node, NODE_LOCALS, vdsokit_getcpu(&cpu, &node))
+RUN_LOOP(run_libc_getcpu_node, NODE_LOCALS, getcpu(&cpu, &node))
+RUN_LOOP(run_sys_getcpu_node, NODE_LOCALS, vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &cpu, &node))
+
 struct variant {
 	const char *name;
 	void (*run)(long n);
@@ -444,15 +451,31 @@ int main(void)
 		"the library's inline path loads the entry and calls it indirectly"
 	};
 	print_row(&time_row, notes, sizeof(notes));
-	char getcpu_name[48];
-	snprintf(getcpu_name, sizeof(getcpu_name), "getcpu (%s)", vdsokit_route_name(path.route));
+	/*
+	 * getcpu twice, each against its like: the CPU alone (the bare entry
+	 * with a NULL node, sched_getcpu()) and with the node (the bare entry
+	 * and getcpu(3) asking for it too), which can take another route.
+	 */
+	char getcpu_name[48], node_name[48];
+	snprintf(getcpu_name, sizeof(getcpu_name), "getcpu(cpu) (%s)", vdsokit_route_name(path.route));
+	enum vdsokit_route node_route = path.route;
+	if (path.route == VDSOKIT_ROUTE_RSEQ && path.reason == VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY)
+		node_route = path.symbol ? VDSOKIT_ROUTE_VDSO : VDSOKIT_ROUTE_SYSCALL;
+	snprintf(node_name, sizeof(node_name), "getcpu(cpu+node) (%s)", vdsokit_route_name(node_route));
 	struct row getcpu = {
 		getcpu_name, run_raw_getcpu, run_kit_getcpu, run_libc_getcpu, run_sys_getcpu,
-		raw_getcpu != NULL,
-		"glibc's sched_getcpu() is inlined into one load of its rseq area's cpu_id; "
-		"the library's call is out of line"
+		raw_getcpu != NULL, NULL
 	};
 	print_row(&getcpu, notes, sizeof(notes));
+	struct row getcpu_node = {
+		node_name, run_raw_getcpu_node, run_kit_getcpu_node, run_libc_getcpu_node,
+		run_sys_getcpu_node, raw_getcpu != NULL, NULL
+	};
+	print_row(&getcpu_node, notes, sizeof(notes));
+	printf("getcpu(cpu):      raw __vdso_getcpu(&cpu, NULL, NULL), kit vdsokit_getcpu(&cpu, NULL),\n"
+	       "                  libc sched_getcpu()\n"
+	       "getcpu(cpu+node): raw __vdso_getcpu(&cpu, &node, NULL), kit vdsokit_getcpu(&cpu, &node),\n"
+	       "                  libc getcpu(&cpu, &node)\n");
 	if (notes[0])
 		printf("\nslower than the libc (beyond 3 %% / 0.3 ns), and why:\n%s", notes);
 

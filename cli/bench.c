@@ -498,6 +498,27 @@ static const char *vdso_column_note(void)
 	       "call sequence (powerpc: errors in CR0.SO, ELFv1 function descriptors)";
 }
 
+/*
+ * getcpu's rows each have their like: the references ask for the node
+ * exactly when the library's call does (the vDSO column's entry with or
+ * without a node pointer, sched_getcpu() or getcpu(3)).
+ */
+static void print_getcpu_references(FILE *out, const struct bench_run *run)
+{
+	for (unsigned i = 0; i < run->row_count; i++) {
+		const struct bench_row *row = &run->rows[i];
+		if (row->c.func != VDSOKIT_FN_GETCPU)
+			continue;
+		bool node = row->c.arg == BENCH_GETCPU_NODE;
+		fprintf(out, "%s: %s %s, %s %s, %s %s\n", row->c.label, bench_path_title(BENCH_LIBRARY),
+			node ? "vdsokit_getcpu(&cpu, &node)" : "vdsokit_getcpu(&cpu, NULL)",
+			bench_path_title(BENCH_VDSO),
+			!raw_vdso_is_bare(VDSOKIT_FN_GETCPU) ? "through vdsokit_getcpu_via" :
+			node ? "__vdso_getcpu(&cpu, &node, NULL)" : "__vdso_getcpu(&cpu, NULL, NULL)",
+			bench_path_title(BENCH_LIBC), node ? "getcpu(&cpu, &node)" : "sched_getcpu()");
+	}
+}
+
 static void print_text(FILE *out, const struct bench_run *run, bool detail)
 {
 	const char *const headers[] = {
@@ -537,6 +558,7 @@ static void print_text(FILE *out, const struct bench_run *run, bool detail)
 			"with it here, refused (e.g. by a seccomp filter): not timed, no speedup\n",
 			errno_name(-refused));
 	fprintf(out, "%s: %s\n", bench_path_title(BENCH_VDSO), vdso_column_note());
+	print_getcpu_references(out, run);
 
 	if (run->check_count) {
 		fprintf(out, "\ncross-check, best of %d plain loops of clock_gettime(MONOTONIC):",

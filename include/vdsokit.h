@@ -143,8 +143,8 @@ enum vdsokit_reason {
 	VDSOKIT_REASON_RSEQ_AREA,      /* the libc's rseq area, which the kernel
 					  keeps current: one load (getcpu) */
 	VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY /* the rseq area has cpu_id but no
-					  node_id (Linux < 6.3, or a short
-					  registration): a call that asks for the
+					  node_id (Linux < 6.3: the kernel's
+					  feature size ends before it): a call that asks for the
 					  node takes the vDSO symbol or the
 					  syscall the path names */
 };
@@ -341,12 +341,16 @@ struct vdsokit__fastpath {
 	/* The vDSO's time(), NULL without one (or before ready), and on ABIs whose
 	   kernel long is 32 bits (time() is then the library's call). */
 	int64_t (*time)(int64_t *);
-	/* getcpu: 1 when cpu_id is read from the libc's rseq area, at this
-	   offset from the thread pointer. */
+	/* getcpu: VDSOKIT__RSEQ_* bits, what the libc's rseq area answers
+	   (0: nothing), and where its cpu_id is from the thread pointer. */
 	int rseq_cpu;
 	ptrdiff_t rseq_cpu_offset;
 };
 #define VDSOKIT__FAST_READY 0x80000000u
+/* cpu_id; node_id too, 16 bytes after it (0.2.0's header tests for non-zero). */
+#define VDSOKIT__RSEQ_CPU 1
+#define VDSOKIT__RSEQ_NODE 2
+#define VDSOKIT__RSEQ_NODE_AFTER_CPU 16
 /*
  * The struct's layout is part of the ABI of every program that inlines
  * the fast path, and such a program takes its own copy of the object at
@@ -356,6 +360,13 @@ struct vdsokit__fastpath {
  * struct renames it (and tests/abi/ catches one that does not).
  */
 extern struct vdsokit__fastpath vdsokit__fast_v1;
+/*
+ * The vDSO's getcpu as a plain C function (NULL: none, or before ready),
+ * for the inline path to call where the rseq area cannot answer.  Apart
+ * from vdsokit__fast_v1 so that its layout, and programs built for it,
+ * stay as they are; a pointer, so it cannot change shape.
+ */
+extern int (*vdsokit__getcpu_vdso)(unsigned *, unsigned *, void *);
 /* Before the library is ready, or for a clock the vDSO does not read. */
 int vdsokit__clock_gettime_slow(clockid_t clock, struct vdsokit_timespec *ts);
 /* The syscall alone: the vDSO answered -ENOSYS ("ask the kernel"). */
@@ -408,19 +419,52 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 #define vdsokit_time(t) vdsokit__time_inline(t)
 #endif
 #if defined(__x86_64__) && !defined(__ILP32__)
+/* A u32 of this thread's rseq area, %fs-relative (volatile: the kernel rewrites it). */
+#define VDSOKIT__RSEQ_LOAD(out, offset) __asm__ volatile("movl %%fs:(%1), %0" : "=r"(out) : "r"(offset))
 /*
- * getcpu(&cpu, NULL) as glibc's sched_getcpu(): one %fs-relative load of
- * the rseq area's cpu_id (volatile: the kernel rewrites it on migration).
+ * getcpu(&cpu, NULL) as glibc's sched_getcpu(): one load of the rseq area's
+ * cpu_id.  With the node: cpu_id, node_id, cpu_id again, as the library
+ * reads them (the kernel rewrites both on migration: equal cpu_ids mean a
+ * pair from one CPU).  Where the area cannot answer (none, no node_id, not
+ * registered in this thread), the vDSO's getcpu called from here, as the
+ * bare entry is; its -ENOSYS ("ask the kernel") goes to the syscall.
+ * Before the library is ready, and without a vDSO, the library's function.
  */
 static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsigned *cpu, unsigned *node)
 {
-	if (__builtin_expect(node == NULL && cpu != NULL &&
-				     __atomic_load_n(&vdsokit__fast_v1.rseq_cpu, __ATOMIC_ACQUIRE), 1)) {
-		int id;
-		__asm__ volatile("movl %%fs:(%1), %0" : "=r"(id) : "r"(vdsokit__fast_v1.rseq_cpu_offset));
+	int rseq = __atomic_load_n(&vdsokit__fast_v1.rseq_cpu, __ATOMIC_ACQUIRE);
+	int id, again;
+	unsigned nid;
+	if (node == NULL) {
+		if (__builtin_expect(cpu != NULL && (rseq & VDSOKIT__RSEQ_CPU), 1)) {
+			VDSOKIT__RSEQ_LOAD(id, vdsokit__fast_v1.rseq_cpu_offset);
+			if (__builtin_expect(id >= 0, 1)) {
+				*cpu = (unsigned)id;
+				return 0;
+			}
+		}
+	} else if (__builtin_expect(rseq & VDSOKIT__RSEQ_NODE, 1)) {
+		ptrdiff_t at = vdsokit__fast_v1.rseq_cpu_offset;
+		do {
+			VDSOKIT__RSEQ_LOAD(id, at);
+			VDSOKIT__RSEQ_LOAD(nid, at + VDSOKIT__RSEQ_NODE_AFTER_CPU);
+			VDSOKIT__RSEQ_LOAD(again, at);
+		} while (__builtin_expect(again != id, 0));
 		if (__builtin_expect(id >= 0, 1)) {
-			*cpu = (unsigned)id;
+			if (cpu)
+				*cpu = (unsigned)id;
+			*node = nid;
 			return 0;
+		}
+	}
+	{
+		int (*fn)(unsigned *, unsigned *, void *) =
+			__atomic_load_n(&vdsokit__getcpu_vdso, __ATOMIC_RELAXED);
+		if (__builtin_expect(fn != NULL, 1)) {
+			int r = fn(cpu, node, NULL);
+			if (__builtin_expect(r != -ENOSYS, 1))
+				return r;
+			return vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, cpu, node);
 		}
 	}
 	return vdsokit_getcpu(cpu, node);

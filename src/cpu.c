@@ -32,6 +32,8 @@ extern const unsigned int __rseq_size __attribute__((weak));
 #define RSEQ_WORD_NODE_ID 5
 #define RSEQ_END_OF_CPU_ID ((RSEQ_WORD_CPU_ID + 1) * 4)
 #define RSEQ_END_OF_NODE_ID ((RSEQ_WORD_NODE_ID + 1) * 4)
+/* The kernel refuses a registration shorter than the original struct rseq. */
+#define RSEQ_SHORTEST_REGISTRATION 32
 
 void vdsokit__cpu_resolve(struct vdsokit_state *s)
 {
@@ -42,8 +44,42 @@ void vdsokit__cpu_resolve(struct vdsokit_state *s)
 		return;
 	s->rseq_offset = __rseq_offset;
 	s->rseq_covers = RSEQ_COVERS_CPU;
-	if (__rseq_size >= RSEQ_END_OF_NODE_ID && vdsokit__auxv(AT_RSEQ_FEATURE_SIZE) >= RSEQ_END_OF_NODE_ID)
+	/*
+	 * node_id is the kernel's to write wherever an area is registered at
+	 * all: no registration is shorter than 32 bytes (the kernel says
+	 * -EINVAL), node_id ends at byte 24, and a kernel whose feature size
+	 * reaches it (6.3+) writes it beside cpu_id into every registration,
+	 * 32-byte ones too.  __rseq_size says which fields the libc declares,
+	 * not what it registered: 32 from glibc 2.35-2.39, 20 from 2.40 and its
+	 * backports (Debian 12's 2.36), both over a 32-byte registration, the
+	 * feature size from 2.41.  So it only says whether there is an area.
+	 */
+	_Static_assert(RSEQ_END_OF_NODE_ID <= RSEQ_SHORTEST_REGISTRATION, "node_id in every registration");
+	if (vdsokit__auxv(AT_RSEQ_FEATURE_SIZE) >= RSEQ_END_OF_NODE_ID)
 		s->rseq_covers |= RSEQ_COVERS_NODE;
+#endif
+}
+
+VDSO_EXPORT int (*vdsokit__getcpu_vdso)(unsigned *, unsigned *, void *);
+
+/*
+ * What the header's inline getcpu reads: the rseq area's offset first, then
+ * what it answers (release: the offset is seen with it); the vDSO entry
+ * where it is a plain C function (not powerpc's).  Each alone may send a
+ * call to the library, never somewhere wrong.
+ */
+void vdsokit__cpu_publish_fast_path(const struct vdsokit_state *s)
+{
+	_Static_assert((RSEQ_WORD_NODE_ID - RSEQ_WORD_CPU_ID) * 4 == VDSOKIT__RSEQ_NODE_AFTER_CPU,
+		       "the header reads node_id there");
+	if (s->rseq_covers & RSEQ_COVERS_CPU) {
+		vdsokit__fast_v1.rseq_cpu_offset = s->rseq_offset + RSEQ_WORD_CPU_ID * 4;
+		__atomic_store_n(&vdsokit__fast_v1.rseq_cpu,
+				 VDSOKIT__RSEQ_CPU | (s->rseq_covers & RSEQ_COVERS_NODE ? VDSOKIT__RSEQ_NODE : 0),
+				 __ATOMIC_RELEASE);
+	}
+#if !ARCH_VDSO_CALL5
+	__atomic_store_n(&vdsokit__getcpu_vdso, (vdsokit_getcpu_fn)(uintptr_t)s->getcpu.fn, __ATOMIC_RELAXED);
 #endif
 }
 

@@ -82,6 +82,8 @@ struct vdsokit_state {
 
 /* Fills the rseq fields of *s: whether the libc registered an area. */
 void vdsokit__cpu_resolve(struct vdsokit_state *s);
+/* getcpu's part of the header's inline fast path, from the published state. */
+void vdsokit__cpu_publish_fast_path(const struct vdsokit_state *s);
 
 /* Clock ids (bits) that a clock_gettime/clock_getres entry serves in user space. */
 static inline uint32_t entry_clocks(const struct vdsokit_entry *e)

@@ -272,11 +272,7 @@ static const struct vdsokit_state vdsokit_empty = {
  */
 static void publish_fast_path(const struct vdsokit_state *s)
 {
-	if (s->rseq_covers & RSEQ_COVERS_CPU) {
-		/* cpu_id is the second u32 of struct rseq. */
-		vdsokit__fast_v1.rseq_cpu_offset = s->rseq_offset + 4;
-		__atomic_store_n(&vdsokit__fast_v1.rseq_cpu, 1, __ATOMIC_RELEASE);
-	}
+	vdsokit__cpu_publish_fast_path(s);
 	uint32_t gettime_clocks = entry_clocks(&s->gettime);
 	if (LIB_FASTPATH_INLINE) {
 		/* A program calls the entry with a vdsokit_timespec: 64-bit time only. */

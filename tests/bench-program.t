@@ -23,10 +23,19 @@ check "bench has the column header" \
 	grep -Eq '^call +raw +kit +libc +syscall +kit/raw +kit-raw +kit/libc +goal$' "$tmp/out"
 number='[0-9]+\.[0-9]+'
 for call in 'clock_gettime\(MONOTONIC\)' 'clock_gettime\(REALTIME_COARSE\)' 'clock_gettime\(PROCESS_CPUTIME\)' \
-	'clock_getres\(MONOTONIC\)' 'time' 'getcpu \([a-z]+\)'; do
+	'clock_getres\(MONOTONIC\)' 'time' 'getcpu\(cpu\) \([a-z]+\)' 'getcpu\(cpu\+node\) \([a-z]+\)'; do
 	check "row $(printf '%s' "$call" | tr -d '\\') has kit, libc and syscall figures" \
 		grep -Eq "^$call +($number|-) +$number +$number +$number " "$tmp/out"
 done
+# getcpu like with like: the CPU alone against the bare entry without a node
+# pointer and sched_getcpu(), the CPU and node against the bare entry and
+# getcpu(3) asking for the node too.
+check "getcpu(cpu)'s references: the bare entry with a NULL node, sched_getcpu()" sh -c \
+	"grep -A1 '^getcpu(cpu): ' '$tmp/out' | tr -s ' \n' ' ' |
+	 grep -Fq 'raw __vdso_getcpu(&cpu, NULL, NULL), kit vdsokit_getcpu(&cpu, NULL), libc sched_getcpu()'"
+check "getcpu(cpu+node)'s references: the bare entry and getcpu(3) asking for the node" sh -c \
+	"grep -A1 '^getcpu(cpu+node): ' '$tmp/out' | tr -s ' \n' ' ' |
+	 grep -Fq 'raw __vdso_getcpu(&cpu, &node, NULL), kit vdsokit_getcpu(&cpu, &node), libc getcpu(&cpu, &node)'"
 check "the first call's warm work is reported" grep -Eq "^first call's work .*: [0-9]+ ns$" "$tmp/out"
 for what in 'static \(-static, libvdsokit\.a\)' 'dynamic \(libvdsokit\.so\)'; do
 	check "the fresh-process first call is measured: $(printf '%s' "$what" | tr -d '\\')" \

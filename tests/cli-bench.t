@@ -79,6 +79,13 @@ fi
 run bench --time 0.2 --functions getcpu
 check "text: getcpu(cpu) and getcpu(cpu+node) rows" sh -c \
 	"grep -Eq '^getcpu\(cpu\) +[a-z-]+ +[0-9.]+ ' '$tmp/out' && grep -Eq '^getcpu\(cpu\+node\) +[a-z-]+ +[0-9.]+ ' '$tmp/out'"
+# Each against its like: the references ask for the node exactly when the call does.
+check "text: getcpu(cpu)'s references are the bare entry with a NULL node and sched_getcpu()" grep -Fqx \
+	'getcpu(cpu): libvdsokit vdsokit_getcpu(&cpu, NULL), raw vDSO __vdso_getcpu(&cpu, NULL, NULL), libc sched_getcpu()' \
+	"$tmp/out"
+check "text: getcpu(cpu+node)'s references are the bare entry and getcpu(3) asking for the node" grep -Fqx \
+	'getcpu(cpu+node): libvdsokit vdsokit_getcpu(&cpu, &node), raw vDSO __vdso_getcpu(&cpu, &node, NULL), libc getcpu(&cpu, &node)' \
+	"$tmp/out"
 
 # Per-call latency from the TSC, where the CPU has an invariant one.
 run bench --time 0.2 --functions clock_gettime --clocks MONOTONIC --latency --json

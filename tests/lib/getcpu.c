@@ -5,12 +5,19 @@
  * both the header's inline path (vdsokit_getcpu) and the library function
  * ((vdsokit_getcpu), the macro suppressed), with and without node.  Where
  * the libc registered an rseq area (glibc 2.35+ does for every thread,
- * unless the kernel or an emulator refused it), the route must be "rseq".
+ * unless the kernel or an emulator refused it), the route must be "rseq",
+ * and the node comes from it too where the kernel writes node_id there.
+ * Then all of it again in a fresh run of this program with the libc's rseq
+ * registration switched off (glibc.pthread.rseq=0): the vDSO's paths.
  */
 #include <pthread.h>
 #include <sched.h>
+#include <signal.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "vdsokit.h"
@@ -53,7 +60,83 @@ static int disagreements_on(int cpu, const char *where)
 		     want_node, r1, c1, r2, c2, r3, c3, n3, r4, c4, n4, r5, n5);
 		bad = 1;
 	}
+	/* Each path alone, and the bare entry the bench measures against. */
+	static const enum vdsokit_via vias[] = { VDSOKIT_VIA_AUTO, VDSOKIT_VIA_VDSO, VDSOKIT_VIA_SYSCALL };
+	static const char *const via_names[] = { "auto", "vdso", "syscall" };
+	for (size_t i = 0; i < sizeof(vias) / sizeof(vias[0]); i++) {
+		unsigned c = ~0u, n = ~0u;
+		int r = vdsokit_getcpu_via(vias[i], &c, &n);
+		if (r == -ENOSYS && vias[i] == VDSOKIT_VIA_VDSO)
+			continue; /* no vDSO getcpu here: nothing to compare */
+		if (r || c != want_cpu || n != want_node) {
+			diag("%s, CPU %d: via %s %d:%u/%u, syscall cpu %u node %u", where, cpu, via_names[i], r,
+			     c, n, want_cpu, want_node);
+			bad = 1;
+		}
+	}
+	const void *entry;
+	if (vdsokit_bare_entry(VDSOKIT_FN_GETCPU, &entry, NULL) == 0) {
+		unsigned c = ~0u, n = ~0u;
+		int r = ((int (*)(unsigned *, unsigned *, void *))(uintptr_t)entry)(&c, &n, NULL);
+		if (r || c != want_cpu || n != want_node) {
+			diag("%s, CPU %d: bare vDSO entry %d:%u/%u, syscall cpu %u node %u", where, cpu, r, c,
+			     n, want_cpu, want_node);
+			bad = 1;
+		}
+	}
 	return bad;
+}
+
+#ifndef AT_RSEQ_FEATURE_SIZE
+#define AT_RSEQ_FEATURE_SIZE 27
+#endif
+
+static void on_signal(int sig)
+{
+	(void)sig;
+}
+
+/*
+ * What the library relies on to take the node from the rseq area: the
+ * kernel writes node_id (bytes 20-23) into the libc's registration, whatever
+ * __rseq_size says (20 from glibc 2.40 and its backports, over the 32 bytes
+ * every registration has).  Overwritten here, it must come back as the
+ * syscall's node after a signal (the kernel rewrites the area on its way
+ * back to user space), and the library must then answer the syscall's node
+ * from it.  1 when the area serves the node, 0 when it cannot here (said).
+ */
+static int check_kernel_writes_node_id(void)
+{
+	unsigned long feature = getauxval(AT_RSEQ_FEATURE_SIZE);
+	if (!&__rseq_size || !__rseq_size || !&__rseq_offset || feature < 24) {
+		skip("node_id from the rseq area: the libc registered none, or the kernel's feature size "
+		     "is %lu (node_id needs 24, Linux 6.3+)", feature);
+		skip("route of getcpu with the node");
+		return 0;
+	}
+	volatile uint32_t *area = (volatile uint32_t *)((char *)vdsokit_thread_pointer() + __rseq_offset);
+	unsigned want_cpu, want_node, cpu = ~0u, node = ~0u;
+	struct sigaction sa, old;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGUSR1, &sa, &old);
+	uint32_t planted = 0x5eed0000u;
+	area[5] = planted;
+	raise(SIGUSR1);
+	uint32_t seen = area[5];
+	int r = vdsokit_getcpu(&cpu, &node);
+	int rs = sys_getcpu(&want_cpu, &want_node);
+	sigaction(SIGUSR1, &old, NULL);
+	ok(seen != planted && rs == 0 && seen == want_node && r == 0 && node == want_node,
+	   "the kernel rewrites node_id in the libc's rseq area (__rseq_size %u, feature size %lu): "
+	   "%#x planted, %#x after a signal; the library's node %u, the syscall's %u",
+	   __rseq_size, feature, planted, seen, node, want_node);
+	struct vdsokit_path p;
+	vdsokit_path_of(VDSOKIT_FN_GETCPU, 0, &p);
+	ok(p.route == VDSOKIT_ROUTE_RSEQ && p.reason == VDSOKIT_REASON_RSEQ_AREA,
+	   "getcpu with the node is read from the rseq area, not the vDSO: %s (%s)",
+	   vdsokit_route_name(p.route), vdsokit_reason_text(p.reason));
+	return 1;
 }
 
 static int cpu_count(void)
@@ -109,6 +192,56 @@ static int child_main(void *arg)
 	return disagreements_everywhere("forked child") ? 1 : 0;
 }
 
+#define NO_RSEQ_TUNABLE "glibc.pthread.rseq=0"
+
+/*
+ * This program again, without the libc's rseq area: every call takes the
+ * vDSO's getcpu (the header's inline path calling it too).  Its TAP lines
+ * are shown as diagnostics; its exit status is one test.
+ */
+static void check_without_rseq(void)
+{
+	const char *tunables = getenv("GLIBC_TUNABLES");
+	if (tunables && strstr(tunables, NO_RSEQ_TUNABLE))
+		return; /* this is that run */
+	if (!&__rseq_size || !__rseq_size) {
+		skip("a run without the libc's rseq area: there is none in this one already");
+		return;
+	}
+	int fd[2];
+	if (pipe(fd) != 0) {
+		ok(0, "a run without the libc's rseq area: pipe: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		dup2(fd[1], STDOUT_FILENO);
+		close(fd[0]);
+		close(fd[1]);
+		setenv("GLIBC_TUNABLES", NO_RSEQ_TUNABLE, 1);
+		execl("/proc/self/exe", "getcpu.t", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[1]);
+	char out[16384];
+	size_t used = 0;
+	ssize_t n;
+	while (used < sizeof(out) - 1 && (n = read(fd[0], out + used, sizeof(out) - 1 - used)) > 0)
+		used += (size_t)n;
+	out[used] = '\0';
+	close(fd[0]);
+	int status = -1;
+	if (pid > 0)
+		waitpid(pid, &status, 0);
+	int failed = strstr(out, "\nnot ok") != NULL || strncmp(out, "not ok", 6) == 0;
+	ok(pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0 && !failed && strstr(out, "\nok ") != NULL,
+	   "again without the libc's rseq area (GLIBC_TUNABLES=%s): getcpu equals the syscall "
+	   "through the vDSO on every path", NO_RSEQ_TUNABLE);
+	for (char *line = strtok(out, "\n"); line; line = strtok(NULL, "\n"))
+		diag("  %s", line);
+}
+
 int main(void)
 {
 	setvbuf(stdout, NULL, _IOLBF, 0);
@@ -150,5 +283,7 @@ int main(void)
 	int status = run_in_child(child_main, NULL, 0);
 	ok(child_passed(status), "forked child: getcpu equals the syscall on every CPU id (%s)",
 	   wait_status_text(status).text);
+	check_kernel_writes_node_id();
+	check_without_rseq();
 	return done_testing();
 }
