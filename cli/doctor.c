@@ -91,8 +91,15 @@ static bool arch_without_vdso(const char *arch)
 	return false;
 }
 
+/*
+ * doctor --image FILE (a test aid): the library runs the file's code in
+ * place of the vDSO, so the checks of the vDSO's functions and stack use
+ * judge the file; what the kernel gave the process is not examined.
+ */
+static const char *doctor_image_file;
+
 struct vdso_facts {
-	bool mapped;            /* AT_SYSINFO_EHDR given to the process */
+	bool mapped;            /* AT_SYSINFO_EHDR given to the process, or --image */
 	bool usable;            /* the library accepted the image       */
 	unsigned long address;
 	size_t size;            /* of the [vdso] mapping, 0 if unknown  */
@@ -112,6 +119,24 @@ static void check_vdso(struct doctor_report *r, const struct host_facts *host,
 	for (unsigned i = 0; i < n; i++)
 		if (strcmp(maps[i].name, "[vdso]") == 0)
 			v->size = maps[i].end - maps[i].start;
+
+	if (doctor_image_file) {
+		/* use_image_file() mapped it and the library took it. */
+		const struct vdsokit_image *img = vdsokit_process_image();
+		v->mapped = img != NULL;
+		v->address = img ? (unsigned long)(uintptr_t)img->data : 0;
+		v->size = img ? img->size : 0;
+		struct doctor_finding *f = finding_add(r, "vdso-image", SEVERITY_INFO,
+			"test aid: examining the vDSO image file %s (--image), not this kernel's vDSO",
+			doctor_image_file);
+		evidence(f, "mapped at %#lx, %zu bytes, %u dynamic symbols", v->address, v->size,
+			 img ? img->symbol_count : 0);
+		evidence(f, "getauxval(AT_SYSINFO_EHDR) = %#lx: the kernel's vDSO, not examined",
+			 host->auxv_sysinfo_ehdr);
+		action(f, "the findings about the vDSO's functions, clocksource and stack use "
+		       "describe the file; run without --image for this system's");
+		return;
+	}
 
 	if (v->mapped && v->usable) {
 		const struct vdsokit_image *img = vdsokit_process_image();
@@ -1065,6 +1090,7 @@ static void print_json(const struct doctor_report *r, const struct host_facts *h
 	else
 		json_null(&w);
 	json_kv_string(&w, "missing_reason", v->reason_id);
+	json_kv_string(&w, "image_file", doctor_image_file);
 	json_object_end(&w);
 
 	json_key(&w, "clocksource");
@@ -1167,7 +1193,7 @@ void doctor_examine(struct doctor_report *r, const struct host_facts *host, int 
 static void print_usage(FILE *out)
 {
 	fprintf(out,
-		"Usage: %s doctor [--json]\n"
+		"Usage: %s doctor [--json] [--image FILE]\n"
 		"\n"
 		"Explains why a call is not on its fast path, with the evidence and a\n"
 		"suggested action: no vDSO mapped (vdso=0, qemu-user, valgrind, rr), a\n"
@@ -1177,8 +1203,11 @@ static void print_usage(FILE *out)
 		"64-bit kernel, virtual machines.\n"
 		"\n"
 		"Options:\n"
-		"  --json      machine-readable output (schema vdsokit-doctor)\n"
-		"  -h, --help  this help\n"
+		"  --json        machine-readable output (schema vdsokit-doctor)\n"
+		"  --image FILE  test aid: examine this vDSO image file instead of the\n"
+		"                process's vDSO (e.g. its stack use: vdso-stack-deep);\n"
+		"                refused (exit 2) as by verify --image\n"
+		"  -h, --help    this help\n"
 		"\n"
 		"Exit status: 0 every call is on its fast path, 1 otherwise, 2 usage error.\n",
 		CLI_PROGRAM, FALLBACK_RATIO);
@@ -1188,15 +1217,20 @@ int cmd_doctor(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "image", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
+	const char *image_file = NULL;
 	int c;
 	while ((c = cli_getopt(argc, argv, "h", options)) != -1) {
 		switch (c) {
 		case 'j':
 			json = true;
+			break;
+		case 'i':
+			image_file = optarg;
 			break;
 		case 'h':
 			print_usage(stdout);
@@ -1207,6 +1241,9 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (optind < argc)
 		return cli_usage_error(argv[0], "unexpected argument '%s'", argv[optind]);
+	if (image_file && use_image_file(argv[0], image_file) != 0)
+		return CLI_EXIT_USAGE;
+	doctor_image_file = image_file;
 
 	struct host_facts host;
 	static struct doctor_env env;

@@ -8,10 +8,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "checks.h"
 
 static const char usage[] =
-	"Usage: vdsokit info [--json]\n"
+	"Usage: vdsokit info [--json] [--image FILE]\n"
 	"\n"
 	"Shows this process's vDSO: its address range and size, the data pages\n"
 	"beside it ([vvar], [vvar_vclock] ... from /proc/self/maps), ELF class,\n"
@@ -21,8 +21,11 @@ static const char usage[] =
 	"a painted stack, over every clock the library sends to the vDSO).\n"
 	"\n"
 	"Options:\n"
-	"  --json      JSON on stdout (docs/json.md, schema vdsokit-info)\n"
-	"  -h, --help  this help\n";
+	"  --json        JSON on stdout (docs/json.md, schema vdsokit-info)\n"
+	"  --image FILE  test aid: the functions and stack use of this vDSO image\n"
+	"                file instead of the process's vDSO; refused (exit 2) as\n"
+	"                by verify --image\n"
+	"  -h, --help    this help\n";
 
 #define MAX_MAPPINGS 16
 
@@ -151,20 +154,26 @@ int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
+		{ "image", required_argument, NULL, 'i' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	bool json = false;
+	const char *image_file = NULL;
 	int c;
 	while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
 		switch (c) {
 		case 'j': json = true; break;
+		case 'i': image_file = optarg; break;
 		case 'h': fputs(usage, stdout); return CLI_EXIT_OK;
 		default: return CLI_EXIT_USAGE;
 		}
 	}
 	if (optind < argc)
 		return cli_usage_error("info", "unexpected argument '%s'", argv[optind]);
+	/* The file's functions stand in for the vDSO's, stack figures included. */
+	if (image_file && use_image_file(argv[0], image_file) != 0)
+		return CLI_EXIT_USAGE;
 
 	int init_result = vdsokit_init();
 	const struct vdsokit_image *img = vdsokit_process_image();
@@ -186,6 +195,7 @@ int cmd_info(int argc, char **argv)
 		else
 			json_null(&w);
 		json_kv_string(&w, "at_sysinfo_ehdr_absent_reason", absent_why);
+		json_kv_string(&w, "image_file", image_file);
 		json_key(&w, "mappings");
 		/* null, not [], when /proc/self/maps cannot be read (host.unknown says why). */
 		if (!host.maps.known)
@@ -225,6 +235,9 @@ int cmd_info(int argc, char **argv)
 		printf("AT_SYSINFO_EHDR: 0x%lx\n", host.auxv_sysinfo_ehdr);
 	else
 		printf("AT_SYSINFO_EHDR: absent: %s\n", absent_why);
+	if (image_file)
+		printf("image file:      %s (--image, a test aid: the image and functions below "
+		       "are the file's,\n                 not this kernel's vDSO)\n", image_file);
 	if (init_result)
 		printf("libvdsokit:      no usable vDSO (%s): every call takes the syscall\n",
 		       errno_name(-init_result));

@@ -12,7 +12,8 @@ _vdsokit_options()
 {
 	case $1 in
 	report) echo "--json --no-bench -h --help" ;;
-	info | inspect | doctor) echo "--json -h --help" ;;
+	inspect) echo "--json -h --help" ;;
+	info | doctor) echo "--json --image -h --help" ;;
 	dump) echo "-o --output -h --help" ;;
 	bench) echo "--json --csv --svg --time --functions --clocks --cpu --detail --latency -h --help" ;;
 	compare) echo "--markdown --json --path --svg -h --help" ;;

@@ -99,8 +99,39 @@ static inline __attribute__((always_inline)) int fake_clock_error(int clock)
 	return 0;
 }
 
+#ifdef FAKE_STACK_DEEP
+/*
+ * The "stackdeep" image (x86_64 only), a test aid for doctor's
+ * vdso-stack-deep check (tests/cli-stack-deep.t): entries that reach far
+ * below the stack pointer, as the vDSO of a kernel built with stack probes
+ * did (golang/go#20427).  Each moves the stack pointer down, touches the
+ * bottom and moves it back, in one asm statement so that the compiler's
+ * own frame is untouched:
+ *   clock_gettime  a probe: 4 KiB + 56 down, `or $0` there, which changes
+ *                  no byte (only page residency shows it);
+ *   gettimeofday   a deep frame: 2 KiB + 8 down, a word written there.
+ */
+static inline __attribute__((always_inline)) void fake_stack_probe(void)
+{
+	__asm__ volatile("sub $0x1038, %%rsp\n\t"
+			 "orq $0, (%%rsp)\n\t"
+			 "add $0x1038, %%rsp" : : : "memory", "cc");
+}
+
+static inline __attribute__((always_inline)) void fake_stack_frame(void)
+{
+	__asm__ volatile("sub $0x808, %%rsp\n\t"
+			 "movq $0, (%%rsp)\n\t"
+			 "add $0x808, %%rsp" : : : "memory", "cc");
+}
+#else
+static inline __attribute__((always_inline)) void fake_stack_probe(void) {}
+static inline __attribute__((always_inline)) void fake_stack_frame(void) {}
+#endif
+
 FAKE int fake_clock_gettime_native(int clock, struct fake_timespec_native *ts)
 {
+	fake_stack_probe();
 #ifdef FAKE_TIME32
 	fake_count(FAKE_COUNT_GETTIME_NATIVE);
 #else
@@ -161,6 +192,7 @@ FAKE int fake_clock_getres64(int clock, struct fake_timespec64 *res)
 
 FAKE int fake_gettimeofday(struct fake_timeval_native *tv, struct fake_timezone *tz)
 {
+	fake_stack_frame();
 	if (tv) {
 		tv->tv_sec = 0x33333;
 		tv->tv_usec = 0x444;
