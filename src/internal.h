@@ -31,6 +31,8 @@
  * programs', which leaves out a 32-bit-time entry they cannot call.
  */
 extern uint32_t vdsokit__gettime_clocks;
+/* The same for clock_getres: vdsokit__fast_v1.getres_clocks is the programs'. */
+extern uint32_t vdsokit__getres_clocks;
 /* The types of vdsokit__fast_v1's pointers. */
 typedef int (*vdsokit_fast_clock_fn)(clockid_t, struct vdsokit_timespec *);
 typedef int64_t (*vdsokit_fast_time_fn)(int64_t *);

@@ -247,15 +247,33 @@ VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *
 	return vdsokit__clock_gettime_slow(clock, ts);
 }
 
-VDSO_EXPORT int vdsokit_clock_getres(clockid_t clock, struct vdsokit_timespec *res)
+/* clock_getres before the library is ready, or for a clock its entry does not serve. */
+static __attribute__((noinline)) int clock_getres_slow(clockid_t clock, struct vdsokit_timespec *res)
 {
-	const struct vdsokit_state *s = vdsokit_state();
+	const struct vdsokit_state *s = vdsokit_state(); /* initialises on the first call */
 	if (clock_served(entry_clocks(&s->getres), clock)) {
 		int r = call_clock(&s->getres, clock, res);
 		if (!vdso_declined(&s->getres, r))
 			return r;
 	}
 	return sys_clock_getres(clock, res);
+}
+
+/* As vdsokit_clock_gettime: the mask first, the state only for a call through it. */
+VDSO_EXPORT int vdsokit_clock_getres(clockid_t clock, struct vdsokit_timespec *res)
+{
+	uint32_t clocks = __atomic_load_n(&vdsokit__getres_clocks, __ATOMIC_ACQUIRE);
+	if (likely((unsigned)clock < 31 && (clocks >> clock) & 1)) {
+		const struct vdsokit_entry *e =
+			&__atomic_load_n(&vdsokit__published, __ATOMIC_RELAXED)->getres;
+		int r = call_clock(e, clock, res);
+		if (likely(!vdso_declined(e, r)))
+			return r;
+		return sys_clock_getres(clock, res);
+	}
+	if (likely(clocks != 0))
+		return sys_clock_getres(clock, res);
+	return clock_getres_slow(clock, res);
 }
 
 VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
@@ -283,8 +301,12 @@ VDSO_EXPORT int vdsokit_time(int64_t *t)
 		if (!vdso_declined(&s->time, r))
 			return r;
 	}
+	/* clock_gettime's own path, without a second call into the library. */
 	struct vdsokit_timespec ts;
-	int r = vdsokit_clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	uint32_t clocks = __atomic_load_n(&vdsokit__gettime_clocks, __ATOMIC_ACQUIRE);
+	int r = (clocks >> CLOCK_REALTIME_COARSE) & 1 ?
+			gettime_through(&s->gettime, CLOCK_REALTIME_COARSE, &ts) :
+			sys_clock_gettime(CLOCK_REALTIME_COARSE, &ts);
 	if (r)
 		return r;
 	if (t)

@@ -14,7 +14,7 @@ const struct arch_symbol vdsokit_arch_symbols[SYM_COUNT] = ARCH_SYMBOLS;
 
 /* What programs inlining vdsokit_clock_gettime read (include/vdsokit.h). */
 VDSO_EXPORT struct vdsokit__fastpath vdsokit__fast_v1;
-uint32_t vdsokit__gettime_clocks; /* atomic; internal.h */
+uint32_t vdsokit__gettime_clocks, vdsokit__getres_clocks; /* atomic; internal.h */
 
 static int arch_machine_matches(unsigned machine)
 {
@@ -291,6 +291,8 @@ static void publish_fast_path(const struct vdsokit_state *s)
 		__atomic_store_n(&vdsokit__fast_v1.gettime_clocks,
 				 (gettime64 ? gettime_clocks : 0) | VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
 	}
+	__atomic_store_n(&vdsokit__getres_clocks, entry_clocks(&s->getres) | VDSOKIT__FAST_READY,
+			 __ATOMIC_RELEASE);
 	__atomic_store_n(&vdsokit__gettime_clocks, gettime_clocks | VDSOKIT__FAST_READY,
 			 __ATOMIC_RELEASE);
 }
@@ -332,8 +334,10 @@ void vdsokit__entry_overflowed(const struct vdsokit_entry *e)
 		__atomic_store_n(&vdsokit__fast_v1.gettime_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
 		__atomic_store_n(&vdsokit__gettime_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
 	}
-	if (e == &s->getres)
+	if (e == &s->getres) {
 		__atomic_store_n(&vdsokit__fast_v1.getres_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+		__atomic_store_n(&vdsokit__getres_clocks, VDSOKIT__FAST_READY, __ATOMIC_RELEASE);
+	}
 }
 
 /* The verdict vdsokit_init() returns for a state. */
