@@ -114,7 +114,9 @@ static int check_kernel_writes_node_id(void)
 		skip("route of getcpu with the node");
 		return 0;
 	}
-	volatile uint32_t *area = (volatile uint32_t *)((char *)vdsokit_thread_pointer() + __rseq_offset);
+	/* The kernel requires struct rseq 32-byte aligned: the cast is safe. */
+	volatile uint32_t *area =
+		(volatile uint32_t *)(void *)((char *)vdsokit_thread_pointer() + __rseq_offset);
 	unsigned want_cpu, want_node, cpu = ~0u, node = ~0u;
 	struct sigaction sa, old;
 	memset(&sa, 0, sizeof(sa));
