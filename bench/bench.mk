@@ -21,6 +21,24 @@ $(BUILD)/bench/first-call-shared: bench/first_call.c $(LIB_SO)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(BUILD)/lib -lvdsokit -Wl,-z,now \
 	      -Wl,-rpath,'$$ORIGIN/../lib' $(filter-out -static,$(LDFLAGS))
 
+# The i386 userland's table too, from a static i686 build, where the kernel
+# runs i386 binaries (IA32 emulation); else a line saying why not.
+BENCH_I386_CC := i686-linux-gnu-gcc-12
+
 .PHONY: bench
 bench: $(BENCH_PROGS)
 	$(BUILD)/bench/bench
+	@if ! command -v $(BENCH_I386_CC) >/dev/null 2>&1; then \
+		echo "i386: not measured: no $(BENCH_I386_CC) (install gcc-12-i686-linux-gnu)"; \
+		exit 0; \
+	fi; \
+	$(MAKE) --no-print-directory -s CC=$(BENCH_I386_CC) AR=i686-linux-gnu-ar BUILD=$(BUILD)/i686 \
+		LDFLAGS=-static $(BUILD)/i686/bench/bench $(BUILD)/i686/bench/first-call-static \
+		$(BUILD)/i686/bench/first-call-shared || exit 1; \
+	rc=0; $(BUILD)/i686/bench/first-call-static >/dev/null 2>&1 || rc=$$?; \
+	if [ $$rc -eq 126 ]; then \
+		echo "i386: not measured: this kernel does not execute i386 binaries (no IA32 emulation)"; \
+	else \
+		echo; echo "i386 userland (static i686 build, this kernel's compat vDSO):"; \
+		$(BUILD)/i686/bench/bench; \
+	fi

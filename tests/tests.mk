@@ -64,8 +64,7 @@ $(BUILD)/tests/calls-musl.t: FORCE
 	@mkdir -p $(dir $@)
 	cp $(BUILD)/musl/tests/calls.t $@
 
-# getcpu too: this libc registers an rseq area that covers node_id, which
-# the host's glibc does not (its __rseq_size is 20).
+# getcpu too: the i386 libc's rseq registration and the compat vDSO's getcpu.
 # One recipe makes both (&:), so a parallel make builds the i686 tree once.
 $(BUILD)/tests/calls-i386.t $(BUILD)/tests/getcpu-i386.t &: FORCE
 	$(MAKE) --no-print-directory lib-tests CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar \
