@@ -433,7 +433,7 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsigned *cpu, unsigned *node)
 {
 	int rseq = __atomic_load_n(&vdsokit__fast_v1.rseq_cpu, __ATOMIC_ACQUIRE);
-	int id, again;
+	int id = 0, again = 0; /* set by the asm loads; cppcheck cannot see that */
 	unsigned nid;
 	if (node == NULL) {
 		if (__builtin_expect(cpu != NULL && (rseq & VDSOKIT__RSEQ_CPU), 1)) {

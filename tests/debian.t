@@ -172,7 +172,7 @@ esac
 
 # The symbols file lists exactly the version map's exports.
 sed -n '/global:/,/local:/p' src/libvdsokit.map | sed -n 's/^[[:space:]]*\([a-z_0-9]*\);.*/\1/p' | sort >"$tmp/map"
-sed -n 's/^ \([a-z_0-9]*\)@VDSOKIT_0\.2 .*/\1/p' debian/libvdsokit0.symbols | sort >"$tmp/symbols"
+sed -n 's/^ \([a-z_0-9]*\)@VDSOKIT_[0-9.]* .*/\1/p' debian/libvdsokit0.symbols | sort >"$tmp/symbols"
 if [ -s "$tmp/map" ] && cmp -s "$tmp/map" "$tmp/symbols"; then
 	ok "debian/libvdsokit0.symbols lists the $(wc -l <"$tmp/map") exports of src/libvdsokit.map"
 else
