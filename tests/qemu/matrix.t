@@ -211,6 +211,42 @@ for t in $known; do
 		done
 	fi
 done
+# The kernel's own vDSO selftests, built from the source of the kernel each
+# guest boots (linux-source-6.1 or -6.12) for its userland: once per
+# userland and kernel series, into $build/qemu/kselftest/ARCH-6.X; each
+# target finds its directory (or why there is none) in $prep/kselftest-TARGET.
+done_ksft=" "
+for t in $known; do
+	[ -s "$prep/$t.skip" ] && continue
+	target_info "$t"
+	series=$(kernel_name "$t" | grep -o '6\.[0-9][0-9]*' | head -n 1)
+	if [ -z "$series" ]; then
+		echo "skip unknown kernel version of $t" >"$prep/kselftest-$t"
+		continue
+	fi
+	key=$t_arch-$series dir=$build/qemu/kselftest/$t_arch-$series
+	case "$done_ksft" in *" $key "*) ;; *)
+		done_ksft="$done_ksft$key "
+		abi_cc="$t_triple-gcc-12${t_cflags:+ $t_cflags}"
+		repair_libm
+		CC=$abi_cc "$here/build-selftests" "$t_arch" "/usr/src/linux-source-$series.tar.xz" "$dir" \
+			2>"$prep/kselftest-$key.err"
+		case $? in
+		0) emit "ok - $key: kernel vDSO selftests built ($(ls "$dir" | grep -vc '\.\|^source$') programs; $(ls "$dir" | grep -c '\.skip$') do not build upstream)" ;;
+		2) echo "skip $(head -n 1 "$prep/kselftest-$key.err")" >"$prep/kselftest-$key" ;;
+		*)
+			emit "not ok - $key: kernel vDSO selftests harness (tests/qemu/build-selftests)"
+			sed 's/^/#   /' "$prep/kselftest-$key.err"
+			echo "skip tests/qemu/build-selftests failed (see above)" >"$prep/kselftest-$key"
+			;;
+		esac
+	;; esac
+	if [ -s "$prep/kselftest-$key" ]; then
+		cp "$prep/kselftest-$key" "$prep/kselftest-$t"
+	else
+		echo "dir $dir" >"$prep/kselftest-$t"
+	fi
+done
 echo "# phases 1-2 took $(($(date +%s) - started)) s"
 
 # ---- phase 3: boots, VDSOKIT_MATRIX_JOBS at a time -------------------------
