@@ -228,7 +228,8 @@ VDSO_EXPORT __attribute__((noinline)) int vdsokit__clock_gettime_slow(clockid_t 
 	return sys_clock_gettime(clock, ts);
 }
 
-VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts)
+/* vdsokit_clock_gettime's body, inlined into vdsokit_time too (no call through the PLT). */
+static inline int clock_gettime_fast(clockid_t clock, struct vdsokit_timespec *ts)
 {
 	/*
 	 * The mask (bits 0-30: clocks the vDSO reads in user space, bit 31:
@@ -245,6 +246,11 @@ VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *
 		/* Ready, and the vDSO has no user-space read for this clock (or no vDSO). */
 		return sys_clock_gettime(clock, ts);
 	return vdsokit__clock_gettime_slow(clock, ts);
+}
+
+VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts)
+{
+	return clock_gettime_fast(clock, ts);
 }
 
 /* clock_getres before the library is ready, or for a clock its entry does not serve. */
@@ -301,12 +307,8 @@ VDSO_EXPORT int vdsokit_time(int64_t *t)
 		if (!vdso_declined(&s->time, r))
 			return r;
 	}
-	/* clock_gettime's own path, without a second call into the library. */
 	struct vdsokit_timespec ts;
-	uint32_t clocks = __atomic_load_n(&vdsokit__gettime_clocks, __ATOMIC_ACQUIRE);
-	int r = (clocks >> CLOCK_REALTIME_COARSE) & 1 ?
-			gettime_through(&s->gettime, CLOCK_REALTIME_COARSE, &ts) :
-			sys_clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	int r = clock_gettime_fast(CLOCK_REALTIME_COARSE, &ts);
 	if (r)
 		return r;
 	if (t)
