@@ -100,6 +100,22 @@ json_check "procsys: doctor --json: seccomp, offsets, size null; verdict not fas
 	'.environment.seccomp_mode == null and .environment.monotonic_offset_s == null and
 	 .vdso.size == null and .verdict.fast != true and
 	 (.host.unknown.seccomp_mode | test("/proc/self/status"))'
+# A /proc as a kernel built without CONFIG_SECCOMP and CONFIG_TIME_NS shows
+# it (the m68k-vdso guest's): a status file without a Seccomp line, and
+# namespace files without 'time'.  Those are facts, not unreadable files.
+cat >"$tmp/noconfig" <<'EOF2'
+mount -t tmpfs none /proc || exit 90
+mkdir -p /proc/self/ns
+printf 'Name:\tvdsokit\nState:\tR (running)\n' >/proc/self/status
+ln -s 'mnt:[4026531841]' /proc/self/ns/mnt
+exec "$@"
+EOF2
+unshare -m sh "$tmp/noconfig" "$vdsokit" doctor --json >"$tmp/out" 2>"$tmp/err"
+json_check "a kernel without seccomp and time namespaces: doctor --json reads mode 0 and no offsets" \
+	"$tmp/out" '.environment.seccomp_mode == 0 and .environment.monotonic_offset_s == 0 and
+	 (.host.unknown.seccomp_mode == null) and
+	 ([.findings[] | select(.id == "unreadable") | .evidence[] |
+	   select(test("seccomp|time namespace"))] | length == 0)'
 in_env proc info --json
 json_check "proc: info --json: mappings null, the reason in host.unknown" "$tmp/out" \
 	'.mappings == null and (.host.unknown.mappings | test("/proc/self/maps"))'
