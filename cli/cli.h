@@ -532,9 +532,11 @@ struct bench_result {
 
 /*
  * The rounds go on until `seconds` are spent.  A budget that holds more
- * than max_batches rounds of batch_ns gets longer batches instead (so
- * that at most max_batches means per path are kept, and a little more
- * when the calibration ran short): the run still takes the time asked for.
+ * than max_batches rounds of batch_ns gets longer batches instead, and
+ * batches that run shorter than calibrated (sized while the machine was
+ * busy) double when the means fill up: at most max_batches means per path
+ * are kept (2 x max_batches when the rounds were planned past it), and the
+ * run still takes the time asked for (tests/cli-measure-budget.t).
  */
 struct bench_config {
 	double seconds;            /* wall-clock budget of one measuring call */

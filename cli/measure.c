@@ -559,11 +559,29 @@ static void measure_slots(struct slot *slots, unsigned count, const struct bench
 		rounds = config->min_batches;
 	/* Batches that ran short of their target may leave time: room to go on. */
 	unsigned capacity = rounds < config->max_batches ? config->max_batches : 2 * rounds;
+	capacity += capacity & 1;
 	for (unsigned i = 0; i < count; i++)
 		slots[i].means = checked_calloc(capacity, sizeof(double));
 
+	/*
+	 * The rounds go on until the deadline, not until a count: a batch
+	 * calibrated while the machine was busy (the process preempted in the
+	 * middle of it) is too short once the load is gone, and the planned
+	 * rounds would end the run early.  When the means fill up, the batches
+	 * double: each pair of means becomes the mean of one batch twice as
+	 * long, which is what the longer batches measure from then on.
+	 */
 	unsigned done = 0;
-	while (done < capacity) {
+	for (;;) {
+		if (done == capacity) {
+			for (unsigned i = 0; i < count; i++) {
+				struct slot *s = &slots[i];
+				for (unsigned k = 0; k < capacity / 2; k++)
+					s->means[k] = (s->means[2 * k] + s->means[2 * k + 1]) / 2;
+				s->per_batch *= 2;
+			}
+			done = capacity / 2;
+		}
 		for (unsigned i = 0; i < count; i++) {
 			struct slot *s = &slots[i];
 			s->means[done] = time_batch(s->loop, s->arg, s->per_batch) / s->per_batch;
