@@ -30,9 +30,9 @@ extern "C" {
 #endif
 
 #define VDSOKIT_VERSION_MAJOR 0
-#define VDSOKIT_VERSION_MINOR 3
+#define VDSOKIT_VERSION_MINOR 4
 #define VDSOKIT_VERSION_PATCH 0
-#define VDSOKIT_VERSION_STRING "0.3.0"
+#define VDSOKIT_VERSION_STRING "0.4.0"
 
 /* The kernel's struct __kernel_timespec: 64-bit on every architecture. */
 struct vdsokit_timespec {
