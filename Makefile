@@ -23,7 +23,7 @@ MANDIR   ?= $(PREFIX)/share/man
 DESTDIR  ?=
 
 SOVERSION := 0
-VERSION   := 0.3.0
+VERSION   := 0.4.0
 
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \

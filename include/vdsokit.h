@@ -30,9 +30,9 @@ extern "C" {
 #endif
 
 #define VDSOKIT_VERSION_MAJOR 0
-#define VDSOKIT_VERSION_MINOR 3
+#define VDSOKIT_VERSION_MINOR 4
 #define VDSOKIT_VERSION_PATCH 0
-#define VDSOKIT_VERSION_STRING "0.3.0"
+#define VDSOKIT_VERSION_STRING "0.4.0"
 
 /* The kernel's struct __kernel_timespec: 64-bit on every architecture. */
 struct vdsokit_timespec {
@@ -318,13 +318,14 @@ const char *vdsokit_machine_name(unsigned machine, unsigned elf_class);
 /* ---------------------------------------------------------------------- */
 
 /*
- * Where the vDSO takes 64-bit time natively and is called like any C
- * function (64-bit architectures but powerpc), vdsokit_clock_gettime(),
- * vdsokit_clock_getres() and vdsokit_time() are inlined into the caller:
- * one load, one test and the indirect call, as cheap as calling the vDSO
- * pointer directly.  Everything else (first call, fallbacks, other clocks)
- * is the library's out-of-line code.  Define VDSOKIT_NO_INLINE to always
- * call the library functions.
+ * Where the vDSO is called like any C function (every ABI but powerpc's),
+ * vdsokit_clock_gettime(), vdsokit_clock_getres() and vdsokit_time() are
+ * inlined into the caller: one load, one test and the indirect call, as
+ * cheap as calling the vDSO pointer directly; on an ILP32 ABI whose kernel
+ * has only 32-bit-time entries, the same plus the widening of the answer.
+ * Everything else (first call, fallbacks, other clocks) is the library's
+ * out-of-line code.  Define VDSOKIT_NO_INLINE to always call the library
+ * functions.
  * The names below are private to this header and may change with the soname.
  */
 struct vdsokit__fastpath {
@@ -367,6 +368,44 @@ extern struct vdsokit__fastpath vdsokit__fast_v1;
  * stay as they are; a pointer, so it cannot change shape.
  */
 extern int (*vdsokit__getcpu_vdso)(unsigned *, unsigned *, void *);
+/*
+ * The kernel's old_timespec32: what a 32-bit-time vDSO entry fills (ILP32
+ * ABIs whose kernel has no *_time64 entry: sparc32, i386 before 5.1).
+ */
+struct vdsokit__timespec32 {
+	int32_t tv_sec;
+	int32_t tv_nsec;
+};
+/*
+ * What the inline path of an ILP32 ABI reads beside vdsokit__fast_v1,
+ * whose layout stays as it is (its own name and version node, as
+ * vdsokit__getcpu_vdso).  Exported on every ABI, zero where it is not read.
+ */
+struct vdsokit__fastpath_ilp32 {
+	/*
+	 * A 32-bit-time clock_gettime/clock_getres entry, published when it is
+	 * all the kernel has: the clock ids it reads in user space (bits 0-30;
+	 * 0: none, or dropped after its seconds wrapped) and the entry.  The
+	 * mask is stored last, with release order.  vdsokit__fast_v1's mask is
+	 * tested first, so a kernel with a *_time64 entry never reads these.
+	 */
+	uint32_t gettime32_clocks;
+	int (*gettime32)(clockid_t, struct vdsokit__timespec32 *);
+	uint32_t getres32_clocks;
+	int (*getres32)(clockid_t, struct vdsokit__timespec32 *);
+	/*
+	 * Non-zero: the library has no time() entry in use, and vdsokit_time()
+	 * is CLOCK_REALTIME_COARSE's seconds read by vdsokit_clock_gettime().
+	 */
+	uint32_t time_is_coarse;
+};
+extern struct vdsokit__fastpath_ilp32 vdsokit__fast_ilp32_v1;
+/*
+ * A 32-bit-time entry's seconds wrapped (after 2038): the library drops
+ * the entry, as its own call does, and returns the system call's answer.
+ */
+int vdsokit__clock_gettime_wrapped(clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res);
 /* Before the library is ready, or for a clock the vDSO does not read. */
 int vdsokit__clock_gettime_slow(clockid_t clock, struct vdsokit_timespec *ts);
 /* The syscall alone: the vDSO answered -ENOSYS ("ask the kernel"). */
@@ -376,20 +415,30 @@ int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res)
 /*
  * Every ABI whose vDSO functions are plain C calls inlines clock_gettime and
  * clock_getres (powerpc's report errors in CR0.SO: the library's call).  On
- * a 32-bit ABI the library publishes the entry only when it takes 64-bit
- * time (__vdso_clock_gettime64 and the like); else the mask holds no clock
- * and the call is the library's, which converts.
+ * a 32-bit ABI the entry in vdsokit__fast_v1 takes 64-bit time
+ * (__vdso_clock_gettime64 and the like); where the kernel has only a
+ * 32-bit-time entry, vdsokit__fast_ilp32_v1 holds it, and the inlined call
+ * widens its answer as the library does (-EOVERFLOW once it has wrapped).
  */
 #if !defined(VDSOKIT_NO_INLINE) && !defined(__powerpc__)
 #define VDSOKIT_INLINE_GETTIME 1
+#if !defined(__LP64__) && !(defined(__x86_64__) && defined(__ILP32__))
+/* An ABI whose kernel may have 32-bit-time vDSO entries only (x32's take 64-bit time). */
+#define VDSOKIT__INLINE_TIME32 1
+#endif
 
 /*
  * clock_gettime and clock_getres alike: a clock in the entry's mask goes to
  * the vDSO, whose -ENOSYS goes to the syscall (asking the vDSO again would
- * only repeat it); anything else to the library's full function.
+ * only repeat it); then, on ILP32 ABIs, a clock in the 32-bit-time entry's
+ * mask to that entry, its seconds widened (wrapped ones to wrapped_fn,
+ * which drops the entry); anything else to the library's full function.
  */
 static __inline__ __attribute__((always_inline)) int
 vdsokit__clock_inline(const uint32_t *mask, int (*const *entry)(clockid_t, struct vdsokit_timespec *),
+		      const uint32_t *mask32,
+		      int (*const *entry32)(clockid_t, struct vdsokit__timespec32 *),
+		      int (*wrapped_fn)(clockid_t, struct vdsokit_timespec *),
 		      int (*syscall_fn)(clockid_t, struct vdsokit_timespec *),
 		      int (*other_fn)(clockid_t, struct vdsokit_timespec *), clockid_t clock,
 		      struct vdsokit_timespec *ts)
@@ -401,6 +450,30 @@ vdsokit__clock_inline(const uint32_t *mask, int (*const *entry)(clockid_t, struc
 			return r;
 		return syscall_fn(clock, ts);
 	}
+#ifdef VDSOKIT__INLINE_TIME32
+	clocks = __atomic_load_n(mask32, __ATOMIC_ACQUIRE);
+	if (__builtin_expect((unsigned)clock < 31 && (clocks >> clock) & 1, 1)) {
+		struct vdsokit__timespec32 t32;
+		/* NULL as the library passes it: the entry's own answer. */
+		int r = (*entry32)(clock, ts ? &t32 : (struct vdsokit__timespec32 *)0);
+		if (__builtin_expect(r == 0, 1)) {
+			if (ts) {
+				if (__builtin_expect(t32.tv_sec < 0, 0))
+					return wrapped_fn(clock, ts);
+				ts->tv_sec = t32.tv_sec;
+				ts->tv_nsec = t32.tv_nsec;
+			}
+			return 0;
+		}
+		if (r != -ENOSYS)
+			return r;
+		return syscall_fn(clock, ts);
+	}
+#else
+	(void)mask32;
+	(void)entry32;
+	(void)wrapped_fn;
+#endif
 	return other_fn(clock, ts);
 }
 
@@ -412,6 +485,31 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 	int64_t (*fn)(int64_t *) = __atomic_load_n(&vdsokit__fast_v1.time, __ATOMIC_RELAXED);
 	if (__builtin_expect(fn != NULL, 1)) {
 		fn(t);
+		return 0;
+	}
+	return vdsokit_time(t);
+}
+#define vdsokit_time(t) vdsokit__time_inline(t)
+#elif defined(VDSOKIT__INLINE_TIME32)
+/*
+ * Where the library reads time() as CLOCK_REALTIME_COARSE's seconds (no
+ * time() entry: all but i386 among the ILP32 ABIs), the inlined
+ * clock_gettime reads them here, with its errors; else the library's call.
+ */
+static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
+{
+	if (__builtin_expect(__atomic_load_n(&vdsokit__fast_ilp32_v1.time_is_coarse, __ATOMIC_ACQUIRE) != 0,
+			     1)) {
+		struct vdsokit_timespec ts;
+		int r = vdsokit__clock_inline(
+			&vdsokit__fast_v1.gettime_clocks, &vdsokit__fast_v1.gettime,
+			&vdsokit__fast_ilp32_v1.gettime32_clocks, &vdsokit__fast_ilp32_v1.gettime32,
+			vdsokit__clock_gettime_wrapped, vdsokit__clock_gettime_syscall,
+			vdsokit_clock_gettime, CLOCK_REALTIME_COARSE, &ts);
+		if (__builtin_expect(r != 0, 0))
+			return r;
+		if (t)
+			*t = ts.tv_sec;
 		return 0;
 	}
 	return vdsokit_time(t);
@@ -471,11 +569,20 @@ static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsi
 }
 #define vdsokit_getcpu(cpu, node) vdsokit__getcpu_inline((cpu), (node))
 #endif
-#define vdsokit_clock_gettime(clock, ts)                                              \
-	vdsokit__clock_inline(&vdsokit__fast_v1.gettime_clocks, &vdsokit__fast_v1.gettime,     \
+/* Only ILP32 programs name vdsokit__fast_ilp32_v1 (VDSOKIT_0.4), even at -O0. */
+#ifdef VDSOKIT__INLINE_TIME32
+#define VDSOKIT__TIME32(entry, wrapped) \
+	&vdsokit__fast_ilp32_v1.entry##_clocks, &vdsokit__fast_ilp32_v1.entry, wrapped
+#else
+#define VDSOKIT__TIME32(entry, wrapped) 0, 0, 0
+#endif
+#define vdsokit_clock_gettime(clock, ts)                                                     \
+	vdsokit__clock_inline(&vdsokit__fast_v1.gettime_clocks, &vdsokit__fast_v1.gettime,            \
+			      VDSOKIT__TIME32(gettime32, vdsokit__clock_gettime_wrapped),             \
 			      vdsokit__clock_gettime_syscall, vdsokit_clock_gettime, (clock), (ts))
-#define vdsokit_clock_getres(clock, res)                                             \
-	vdsokit__clock_inline(&vdsokit__fast_v1.getres_clocks, &vdsokit__fast_v1.getres,       \
+#define vdsokit_clock_getres(clock, res)                                                    \
+	vdsokit__clock_inline(&vdsokit__fast_v1.getres_clocks, &vdsokit__fast_v1.getres,              \
+			      VDSOKIT__TIME32(getres32, vdsokit__clock_getres_wrapped),               \
 			      vdsokit__clock_getres_syscall, vdsokit_clock_getres, (clock), (res))
 #endif
 

@@ -45,6 +45,7 @@ extern uint32_t vdsokit__getres_clocks;
 /* The types of vdsokit__fast_v1's pointers. */
 typedef int (*vdsokit_fast_clock_fn)(clockid_t, struct vdsokit_timespec *);
 typedef int64_t (*vdsokit_fast_time_fn)(int64_t *);
+typedef int (*vdsokit_fast_clock32_fn)(clockid_t, struct vdsokit__timespec32 *);
 
 #define VDSO_EXPORT __attribute__((visibility("default")))
 #define likely(x) __builtin_expect(!!(x), 1)
@@ -95,6 +96,8 @@ struct vdsokit_state {
 void vdsokit__cpu_resolve(struct vdsokit_state *s);
 /* getcpu's part of the header's inline fast path, from the published state. */
 void vdsokit__cpu_publish_fast_path(const struct vdsokit_state *s);
+/* The time calls' part for ILP32 ABIs (vdsokit__fast_ilp32_v1), src/time.c. */
+void vdsokit__time_publish_fast_path(const struct vdsokit_state *s);
 
 /* Clock ids (bits) that a clock_gettime/clock_getres entry serves in user space. */
 static inline uint32_t entry_clocks(const struct vdsokit_entry *e)
@@ -150,12 +153,6 @@ typedef int (*vdsokit_getcpu_fn)(unsigned *, unsigned *, void *);
 typedef long (*vdsokit_getrandom_fn)(void *, size_t, unsigned, void *, size_t);
 typedef void *(*vdsokit_tp_fn)(void);
 #endif
-
-/* The 32-bit timespec of the native entries on 32-bit architectures. */
-struct timespec32 {
-	int32_t tv_sec;
-	int32_t tv_nsec;
-};
 
 /* The syscalls the clock functions fall back to, for vdsokit_path_of. */
 long vdsokit__sys_clock_gettime_nr(void);

@@ -38,7 +38,7 @@ const char *vdsokit__sys_clock_getres_name(void) { return NAME_GETRES; }
 /* Kernels before 5.1 have only the 32-bit syscalls. */
 static int sys_time32(long nr, clockid_t clock, struct vdsokit_timespec *ts)
 {
-	struct timespec32 t32;
+	struct vdsokit__timespec32 t32;
 	int r = (int)sys2(nr, clock, ts ? &t32 : NULL);
 	if (r == 0 && ts) {
 		ts->tv_sec = t32.tv_sec;
@@ -112,6 +112,51 @@ static int sys_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
 #endif
 }
 
+/* ---- the inline path's 32-bit-time entries ---------------------------- */
+
+/* What programs of ILP32 ABIs inline beside vdsokit__fast_v1 (include/vdsokit.h). */
+VDSO_EXPORT struct vdsokit__fastpath_ilp32 vdsokit__fast_ilp32_v1;
+
+/*
+ * Published with the rest of the fast path (src/vdso.c): a 32-bit-time
+ * clock_gettime/clock_getres entry where it is all the kernel has (a
+ * *_time64 one is in vdsokit__fast_v1 already), so that the program calls
+ * it and widens the answer itself instead of calling the library to do
+ * it (sparc32: 170 ns against glibc's 156 on MONOTONIC, emulated); and
+ * whether time() is CLOCK_REALTIME_COARSE's seconds, as vdsokit_time()
+ * reads them when no time() entry is in use.
+ */
+void vdsokit__time_publish_fast_path(const struct vdsokit_state *s)
+{
+	if (!LIB_FASTPATH_INLINE)
+		return;
+	if (!ARCH_NATIVE_TIME64 && !s->gettime.time64 && entry_clocks(&s->gettime)) {
+		__atomic_store_n(&vdsokit__fast_ilp32_v1.gettime32,
+				 (vdsokit_fast_clock32_fn)(uintptr_t)s->gettime.fn, __ATOMIC_RELAXED);
+		__atomic_store_n(&vdsokit__fast_ilp32_v1.gettime32_clocks, entry_clocks(&s->gettime),
+				 __ATOMIC_RELEASE);
+	}
+	if (!ARCH_NATIVE_TIME64 && !s->getres.time64 && entry_clocks(&s->getres)) {
+		__atomic_store_n(&vdsokit__fast_ilp32_v1.getres32,
+				 (vdsokit_fast_clock32_fn)(uintptr_t)s->getres.fn, __ATOMIC_RELAXED);
+		__atomic_store_n(&vdsokit__fast_ilp32_v1.getres32_clocks, entry_clocks(&s->getres),
+				 __ATOMIC_RELEASE);
+	}
+	if (!entry_in_use(&s->time))
+		__atomic_store_n(&vdsokit__fast_ilp32_v1.time_is_coarse, 1, __ATOMIC_RELEASE);
+}
+
+/* A 32-bit-time entry's seconds wrapped: nobody calls it again, inlined or not. */
+static void time32_entry_wrapped(const struct vdsokit_entry *e)
+{
+	vdsokit__entry_overflowed(e);
+	const struct vdsokit_state *s = vdsokit_state();
+	if (e == &s->gettime)
+		__atomic_store_n(&vdsokit__fast_ilp32_v1.gettime32_clocks, 0, __ATOMIC_RELEASE);
+	if (e == &s->getres)
+		__atomic_store_n(&vdsokit__fast_ilp32_v1.getres32_clocks, 0, __ATOMIC_RELEASE);
+}
+
 /* ---- vDSO calls ------------------------------------------------------ */
 
 /*
@@ -127,7 +172,7 @@ static inline int call_clock(const struct vdsokit_entry *e, clockid_t clock, str
 #endif
 	if (ARCH_NATIVE_TIME64 || e->time64)
 		return CALL_CLOCK(ts);
-	struct timespec32 t32;
+	struct vdsokit__timespec32 t32;
 	int r = CALL_CLOCK(ts ? &t32 : NULL);
 	if (r == 0 && ts) {
 		if (t32.tv_sec < 0)
@@ -182,7 +227,7 @@ static inline int vdso_declined(const struct vdsokit_entry *e, int r)
 		return 1;
 	if (!ARCH_NATIVE_TIME64 && r == -EOVERFLOW) {
 		if (!e->time64)
-			vdsokit__entry_overflowed(e);
+			time32_entry_wrapped(e);
 		return 1;
 	}
 	return 0;
@@ -212,6 +257,27 @@ VDSO_EXPORT int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_t
 
 VDSO_EXPORT int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res)
 {
+	return sys_clock_getres(clock, res);
+}
+
+/*
+ * The inlined call's 32-bit-time entry answered seconds that wrapped (after
+ * 2038): as the library's own call does, the entry is dropped and the
+ * system call answers.
+ */
+VDSO_EXPORT int vdsokit__clock_gettime_wrapped(clockid_t clock, struct vdsokit_timespec *ts)
+{
+	const struct vdsokit_state *s = vdsokit_state();
+	if (!ARCH_NATIVE_TIME64 && !s->gettime.time64 && s->gettime.fn)
+		time32_entry_wrapped(&s->gettime);
+	return sys_clock_gettime(clock, ts);
+}
+
+VDSO_EXPORT int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res)
+{
+	const struct vdsokit_state *s = vdsokit_state();
+	if (!ARCH_NATIVE_TIME64 && !s->getres.time64 && s->getres.fn)
+		time32_entry_wrapped(&s->getres);
 	return sys_clock_getres(clock, res);
 }
 

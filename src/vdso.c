@@ -273,6 +273,7 @@ static const struct vdsokit_state vdsokit_empty = {
 static void publish_fast_path(const struct vdsokit_state *s)
 {
 	vdsokit__cpu_publish_fast_path(s);
+	vdsokit__time_publish_fast_path(s);
 	uint32_t gettime_clocks = entry_clocks(&s->gettime);
 	if (LIB_FASTPATH_INLINE) {
 		/* A program calls the entry with a vdsokit_timespec: 64-bit time only. */

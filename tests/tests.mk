@@ -40,6 +40,10 @@ $(BUILD)/tests/stack.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h te
 	      -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
 	      $< cli/stack_probe.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
 
+# Counts the calls that reach the library's out-of-line time functions.
+$(BUILD)/tests/time32-inline.t: TEST_CFLAGS += -Wl,--wrap=vdsokit_clock_gettime \
+	-Wl,--wrap=vdsokit_clock_getres -Wl,--wrap=vdsokit_time
+
 # dlopen()s the shared library by its path in this build.
 $(BUILD)/tests/random-dlclose.t: TEST_CFLAGS += -DTEST_LIBVDSOKIT_SO='"$(abspath $(LIB_SO))"'
 
@@ -56,7 +60,7 @@ ifneq ($(shell command -v musl-gcc 2>/dev/null),)
 VARIANT_TESTS += $(BUILD)/tests/calls-musl.t
 endif
 ifneq ($(shell command -v i686-linux-gnu-gcc-12 2>/dev/null),)
-VARIANT_TESTS += $(BUILD)/tests/calls-i386.t $(BUILD)/tests/getcpu-i386.t
+VARIANT_TESTS += $(BUILD)/tests/calls-i386.t $(BUILD)/tests/getcpu-i386.t $(BUILD)/tests/time32-inline-i386.t
 endif
 
 $(BUILD)/tests/calls-musl.t: FORCE
@@ -64,9 +68,10 @@ $(BUILD)/tests/calls-musl.t: FORCE
 	@mkdir -p $(dir $@)
 	cp $(BUILD)/musl/tests/calls.t $@
 
-# getcpu too: the i386 libc's rseq registration and the compat vDSO's getcpu.
-# One recipe makes both (&:), so a parallel make builds the i686 tree once.
-$(BUILD)/tests/calls-i386.t $(BUILD)/tests/getcpu-i386.t &: FORCE
+# getcpu too: the i386 libc's rseq registration and the compat vDSO's getcpu;
+# time32-inline: the inlined calls on the only32 image (32-bit time only).
+# One recipe makes them all (&:), so a parallel make builds the i686 tree once.
+$(BUILD)/tests/calls-i386.t $(BUILD)/tests/getcpu-i386.t $(BUILD)/tests/time32-inline-i386.t &: FORCE
 	$(MAKE) --no-print-directory lib-tests CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar \
 		BUILD=$(BUILD)/i686 LDFLAGS=-static
 	@mkdir -p $(BUILD)/tests
@@ -78,6 +83,14 @@ $(BUILD)/tests/calls-i386.t $(BUILD)/tests/getcpu-i386.t &: FORCE
 				> $(BUILD)/tests/$$t-i386.t; chmod +x $(BUILD)/tests/$$t-i386.t; \
 		fi; \
 	done
+	@t=$(abspath $(BUILD)/i686/tests/time32-inline.t); run=; \
+	$$t >/dev/null 2>&1; if [ $$? -eq 126 ]; then run=qemu-i386-static; fi; \
+	if [ -n "$$run" ] && ! command -v $$run >/dev/null 2>&1; then \
+		printf '#!/bin/sh\necho "1..0 # SKIP this kernel does not execute i386 binaries, and no qemu-i386-static"\n'; \
+	else \
+		printf '#!/bin/sh\n# the i386 build on the only32 image (qemu-user maps no vDSO of its own)\nVDSOKIT_IMAGES=%s exec %s %s\n' \
+			$(abspath $(BUILD)/images) "$$run" $$t; \
+	fi >$(BUILD)/tests/time32-inline-i386.t; chmod +x $(BUILD)/tests/time32-inline-i386.t
 
 # Runs a command under a seccomp filter that refuses named syscalls
 # (tests/cli-sandbox.t): the sandboxes vdsokit must report on.
