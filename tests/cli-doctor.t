@@ -261,10 +261,11 @@ expect_doctor "doctor-expect guest accepts the arm64-6.12 guest, getcpu from the
 	guest "$samples/arm64-rseq.json"
 reject_doctor "doctor-expect guest rejects doctor's 'getcpu falls back' on it (cd1f2a1)" \
 	guest "$samples/arm64-rseq-mislabelled.json"
-# m68k-vdso: its vDSO exports __vdso_gettimeofday, which only makes the
-# syscall (the via1 clocksource has no user-space read).  Doctor as of
-# 257e8bf called it "no vDSO entry on m68k" and the clocksource's read
-# slow ("trapped or emulated"), verdict slow; the matcher must catch that.
+# m68k-vdso: the via1 clocksource has no user-space read, and the 6.12
+# series exports no gettimeofday (the sample: doctor in that guest on
+# 2026-12-01).  Doctor as of 257e8bf called the clocksource's read slow
+# ("trapped or emulated"), verdict slow (the mislabelled sample, from the
+# 6.1 series' guest); the matcher must catch that.
 expect_doctor "doctor-expect m68k-vdso accepts the m68k-vdso guest" m68k-vdso "$samples/m68k-vdso.json"
 expect_doctor "doctor-expect guest accepts the m68k-vdso guest too" guest "$samples/m68k-vdso.json"
 reject_doctor "doctor-expect m68k-vdso rejects doctor's mislabels of that guest (257e8bf)" \
