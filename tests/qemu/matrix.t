@@ -199,7 +199,7 @@ for t in $known; do
 	# m68k: the thread-pointer proof and the seed's table, linked with the
 	# library just built; as tests/*.t the m68k guests run them like the rest.
 	if [ "$t_arch" = m68k ]; then
-		for prog in m68k-tls m68k-seed-bench; do
+		for prog in m68k-tls m68k-vvar m68k-seed-bench; do
 			if $abi_cc $cflags -static -pthread -I"$root/include" -o "$build/$t_arch/tests/$prog.t" \
 				"$here/$prog.c" "$build/$t_arch/libvdsokit.a" 2>"$prep/$prog.err"; then
 				emit "ok - $t_arch: $prog builds with $abi_cc -static"
