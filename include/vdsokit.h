@@ -398,6 +398,13 @@ struct vdsokit__fastpath_ilp32 {
 	 * is CLOCK_REALTIME_COARSE's seconds read by vdsokit_clock_gettime().
 	 */
 	uint32_t time_is_coarse;
+	/*
+	 * A 32-bit time() entry (i386's __vdso_time), published when the
+	 * library uses it: vdsokit_time() calls it and widens its answer; a
+	 * negative one (wrapped, after 2038) is the library's call, which
+	 * drops the entry (NULL again).
+	 */
+	long (*time32)(long *);
 };
 extern struct vdsokit__fastpath_ilp32 vdsokit__fast_ilp32_v1;
 /*
@@ -494,7 +501,8 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 /*
  * Where the library reads time() as CLOCK_REALTIME_COARSE's seconds (no
  * time() entry: all but i386 among the ILP32 ABIs), the inlined
- * clock_gettime reads them here, with its errors; else the library's call.
+ * clock_gettime reads them here, with its errors; where it uses a 32-bit
+ * time() entry (i386), that entry is called here; else the library's call.
  */
 static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
 {
@@ -511,6 +519,15 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 		if (t)
 			*t = ts.tv_sec;
 		return 0;
+	}
+	long (*time32)(long *) = __atomic_load_n(&vdsokit__fast_ilp32_v1.time32, __ATOMIC_ACQUIRE);
+	if (__builtin_expect(time32 != 0, 1)) {
+		long v = time32((long *)0);
+		if (__builtin_expect(v >= 0, 1)) {
+			if (t)
+				*t = v;
+			return 0;
+		}
 	}
 	return vdsokit_time(t);
 }
