@@ -123,8 +123,10 @@ check:
 	@t0=$$(date +%s); ./scripts/install-deps || exit 1; \
 	t1=$$(date +%s); $(MAKE) --no-print-directory all || exit 1; \
 	t2=$$(date +%s); $(MAKE) --no-print-directory tests || exit 1; \
-	t3=$$(date +%s); prove --timer -e '' $(PROVE_FLAGS) $(BUILD)/tests/*.t \
+	t3=$$(date +%s); rm -rf $(BUILD)/tap; \
+	VDSOKIT_TAP_DIR=$(BUILD)/tap prove --timer -e tests/keep-tap $(PROVE_FLAGS) $(BUILD)/tests/*.t \
 		$(wildcard tests/*.t tests/hardening/*.t); status=$$?; \
 	t4=$$(date +%s); \
 	echo "make check phases: deps $$((t1 - t0)) s, build $$((t2 - t1)) s, test programs $$((t3 - t2)) s, prove $$((t4 - t3)) s (the matrix's kernels and guests within it: qemu-matrix.t), total $$((t4 - t0)) s"; \
+	[ $$status -eq 0 ] || tests/failure-digest $(BUILD)/tap; \
 	exit $$status
