@@ -130,7 +130,7 @@ target_info() {
 		t_arch=m68k t_triple=m68k-linux-gnu t_kernel="build m68k-vdso"
 		t_qemu="qemu-system-m68k -M q800 -m 256"
 		t_console=ttyS0 t_machine=m68k
-		t_about="QEMU q800 (Quadra 800), mac_defconfig + the m68k vDSO series"
+		t_about="QEMU q800 (Quadra 800), mac_defconfig + the m68k vDSO series + the via1 clocksource fix"
 		;;
 	sparc64 | sparc64-sparc32)
 		t_arch=sparc64 t_triple=sparc64-linux-gnu t_kernel="build sparc64"
