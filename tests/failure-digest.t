@@ -51,11 +51,27 @@ grep -q 'known limit\|TODO' "$tmp/digest" &&
 	ok "the digest leaves TODO failures out"
 grep -q 'every failed test (2)' "$tmp/digest" &&
 	ok "the digest counts 2 failures" || { not_ok "the digest counts 2 failures"; diag <"$tmp/digest"; }
-[ "$(wc -l <"$tmp/digest")" -le 30 ] &&
+[ "$(wc -l <"$tmp/digest")" -le 45 ] &&
 	ok "the digest is short ($(wc -l <"$tmp/digest") lines)" ||
 	not_ok "the digest is short ($(wc -l <"$tmp/digest") lines)"
 
-rm -f "$tmp/tap/"*fails*
+tests/failure-digest --second-boots "$tmp/tap" >"$tmp/second"
+[ ! -s "$tmp/second" ] && ok "with no second boot, --second-boots prints nothing" ||
+	{ not_ok "with no second boot, --second-boots prints nothing"; diag <"$tmp/second"; }
+cat >"$tmp/tap/matrix.tap" <<'T'
+ok 1 - m68k-vdso: guest booted (Linux 6.12.117 m68k) and ran its whole plan in 80 s
+not ok 2 - m68k-vdso: the first boot ran its whole plan # TODO booted again: boot m68k-vdso: guest hung, killed after 300 s
+#   boot m68k-vdso: guest hung, killed after 300 s; console tail:
+#       VDSOKIT-RUN verify /bin/vdsokit verify
+ok 3 - m68k-vdso: guest machine is m68k
+1..3
+T
+tests/failure-digest --second-boots "$tmp/tap" >"$tmp/second"
+grep -q 'not ok 2 - m68k-vdso: the first boot ran its whole plan # TODO booted again' "$tmp/second" &&
+	grep -q 'VDSOKIT-RUN verify' "$tmp/second" && ! grep -q 'ok 3' "$tmp/second" &&
+	ok "--second-boots names a guest booted twice, with the first stop's console tail" ||
+	{ not_ok "--second-boots names a guest booted twice, with the first stop's console tail"; diag <"$tmp/second"; }
+rm -f "$tmp/tap/"*fails* "$tmp/tap/matrix.tap"
 tests/failure-digest "$tmp/tap" | grep -q 'no failed test' &&
 	ok "with nothing failed, the digest says so" || not_ok "with nothing failed, the digest says so"
 done_testing

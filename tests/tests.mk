@@ -128,5 +128,6 @@ check:
 		$(wildcard tests/*.t tests/hardening/*.t); status=$$?; \
 	t4=$$(date +%s); \
 	echo "make check phases: deps $$((t1 - t0)) s, build $$((t2 - t1)) s, test programs $$((t3 - t2)) s, prove $$((t4 - t3)) s (the matrix's kernels and guests within it: qemu-matrix.t), total $$((t4 - t0)) s"; \
+	tests/failure-digest --second-boots $(BUILD)/tap; \
 	[ $$status -eq 0 ] || tests/failure-digest $(BUILD)/tap; \
 	exit $$status
