@@ -124,22 +124,22 @@ target_info() {
 		t_arch=m68k t_triple=m68k-linux-gnu t_kernel="build m68k"
 		t_qemu="qemu-system-m68k -M q800 -m 256"
 		t_console=ttyS0 t_machine=m68k
-		t_about="QEMU q800 (Quadra 800), mac_defconfig + the via1 clocksource fix"
+		t_about="QEMU q800 (Quadra 800), linux-source-6.1 allnoconfig + fragment + the via1 clocksource fix"
 		;;
 	m68k-vdso)
 		t_arch=m68k t_triple=m68k-linux-gnu t_kernel="build m68k-vdso"
 		t_qemu="qemu-system-m68k -M q800 -m 256"
 		t_console=ttyS0 t_machine=m68k
-		t_about="QEMU q800 (Quadra 800), mac_defconfig + the m68k vDSO series + the via1 clocksource fix"
+		t_about="QEMU q800 (Quadra 800), linux-source-6.12 allnoconfig + fragment + the m68k vDSO series + the via1 clocksource fix"
 		;;
 	sparc64 | sparc64-sparc32)
 		t_arch=sparc64 t_triple=sparc64-linux-gnu t_kernel="build sparc64"
 		t_qemu="qemu-system-sparc64 -M sun4u -m 512"
 		t_console=ttyS0 t_machine=sparc64
-		t_about="QEMU sun4u, sparc64_defconfig"
+		t_about="QEMU sun4u, linux-source-6.1 allnoconfig + fragment"
 		if [ "$1" = sparc64-sparc32 ]; then
 			t_arch=sparc32 t_cflags=-m32
-			t_about="QEMU sun4u, sparc64_defconfig, sparc32 static userland (vdso32)"
+			t_about="QEMU sun4u, linux-source-6.1 allnoconfig + fragment, sparc32 static userland (vdso32)"
 		fi
 		;;
 	# Built here from linux-source-6.12, allnoconfig plus a small fragment
