@@ -14,8 +14,8 @@
 #   VDSOKIT_CACHE=~/.cache/vdsokit    kernels, downloaded packages, images
 #   VDSOKIT_BOOT_TIMEOUT=300          seconds before a guest counts as hung
 #
-# Three phases: (1) kernels — download Debian's, build m68k and sparc64 once,
-# all cached; (2) cross builds — our guest tools and `make all` + test
+# Three phases: (1) kernels — download Debian's while building the others
+# (m68k, sparc64, riscv64, ppc, m68k-vdso) once, all cached; (2) cross builds — our guest tools and `make all` + test
 # programs for each architecture, into $(BUILD)/ARCH; (3) boots, two at a
 # time, each judged by tests/qemu/run-target.  Whatever cannot be had here
 # (no network, no compiler, no QEMU) becomes SKIP lines naming the reason;
@@ -92,36 +92,51 @@ skip_arch() { # ARCH REASON: every target built for ARCH is skipped
 }
 
 # ---- phase 1: kernels -----------------------------------------------------
+# The downloads (one after the other, in the background) wait on the
+# network while the kernel builds keep both cores busy: on a cold cache
+# they overlap instead of adding up.  Each kernel leaves its stderr in
+# $prep/kernel-KARCH.err and its exit status in $prep/kernel-KARCH.rc.
 echo "# phase 1: kernels (cache $cache)"
-done_kernels=" "
+fetches="" builds="" kernel_order=""
 for t in $known; do
 	target_info "$t"
 	set -- $t_kernel
-	how=$1 karch=$2
-	case "$done_kernels" in *" $karch "*) continue ;; esac
-	done_kernels="$done_kernels$karch "
-	if [ "$how" = fetch ]; then
-		"$here/fetch-kernels" "$karch" 2>"$prep/kernel-$karch.err"
-		rc=$?
+	case " $kernel_order " in *" $2 "*) continue ;; esac
+	kernel_order="$kernel_order $2"
+	if [ "$1" = fetch ]; then fetches="$fetches $2"; else builds="$builds $2"; fi
+done
+get_kernel() { # HOW KARCH
+	rm -f "$prep/kernel-$2.rc"
+	if [ "$1" = fetch ]; then
+		"$here/fetch-kernels" "$2" 2>"$prep/kernel-$2.err"
 	else
-		"$here/build-kernel" "$karch" >/dev/null 2>"$prep/kernel-$karch.err"
-		rc=$?
+		"$here/build-kernel" "$2" >/dev/null 2>"$prep/kernel-$2.err"
 	fi
+	echo $? >"$prep/kernel-$2.rc"
+}
+(for k in $fetches; do get_kernel fetch "$k"; done) &
+fetching=$!
+for k in $builds; do get_kernel build "$k"; done
+wait $fetching
+for karch in $kernel_order; do
+	rc=$(cat "$prep/kernel-$karch.rc" 2>/dev/null || echo 1)
 	grep -v '^build-kernel: \(building\|extracting\)\|downloading' "$prep/kernel-$karch.err" |
 		sed 's/^/# /'
-	[ $rc -eq 0 ] && continue
+	[ "$rc" -eq 0 ] && continue
 	reason=$(grep -v '^ ' "$prep/kernel-$karch.err" | tail -n 1)
+	first=1
 	for u in $known; do
 		[ "$(karch_of "$u")" = "$karch" ] || continue
-		if [ $rc -eq 2 ]; then
+		if [ "$rc" -eq 2 ]; then
 			skip_target "$u" "no $karch kernel: ${reason:-unknown reason}"
 		else
 			# A kernel that fails to build is our failure, not the
 			# machine's: report it once, skip the targets it blocks.
-			[ "$u" = "$t" ] && {
+			[ $first -eq 1 ] && {
 				emit "not ok - $karch: kernel builds"
 				sed 's/^/#   /' "$prep/kernel-$karch.err" | tail -n 30
 			}
+			first=0
 			skip_target "$u" "the $karch kernel failed to build (see above)"
 		fi
 	done
