@@ -56,8 +56,12 @@ for t in tests/cli-*.t tests/image-readelf.t tests/hardening/inspect.t; do
 	case $t in tests/cli-abi.t) continue ;; esac
 	[ -f "$t" ] && shell_tests="$shell_tests $t"
 done
+# Two at a time: under the sanitizers most of a test's time is spent
+# starting processes (ASan's shadow, LeakSanitizer at exit) on one core,
+# and `make check` runs this file alone; each test keeps to its own
+# temporary directory.
 # shellcheck disable=SC2086
-if prove -e '' "$asan"/tests/*.t $shell_tests >"$asan/prove.log" 2>&1; then
+if prove -j2 -e '' "$asan"/tests/*.t $shell_tests >"$asan/prove.log" 2>&1; then
 	echo "ok 2 - under ASan+UBSan: $(grep -E '^Files=' "$asan/prove.log")"
 else
 	echo "not ok 2 - the test suite fails under ASan+UBSan:"
