@@ -15,8 +15,9 @@
 #   VDSOKIT_BOOT_TIMEOUT=300          seconds before a guest counts as hung
 #
 # Three phases: (1) kernels — download Debian's while building the others
-# (m68k, sparc64, riscv64, ppc, m68k-vdso) once, all cached; (2) cross builds — our guest tools and `make all` + test
-# programs for each architecture, into $(BUILD)/ARCH; (3) boots, two at a
+# (m68k, sparc64, riscv64, ppc, m68k-vdso) once, all cached; (2) cross
+# builds — our guest tools and `make all` + test programs for each
+# architecture, into $(BUILD)/ARCH; (3) boots, two at a
 # time, each judged by tests/qemu/run-target.  Whatever cannot be had here
 # (no network, no compiler, no QEMU) becomes SKIP lines naming the reason;
 # a hung guest or a failed build is a failure.
