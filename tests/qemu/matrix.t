@@ -266,8 +266,15 @@ done
 echo "# phases 1-2 took $(($(date +%s) - started)) s"
 
 # ---- phase 3: boots, VDSOKIT_MATRIX_JOBS at a time -------------------------
-echo "# phase 3: booting$known"
-printf '%s\n' $known | xargs -P "${VDSOKIT_MATRIX_JOBS:-2}" -n 1 "$here/run-target"
+# The longest first (targets.sh), then the rest in target order; the
+# results below stay in target order.
+boot_order=""
+for t in $MATRIX_BOOT_FIRST $known; do
+	case " $known " in *" $t "*) ;; *) continue ;; esac
+	case " $boot_order " in *" $t "*) ;; *) boot_order="$boot_order $t" ;; esac
+done
+echo "# phase 3: booting$boot_order"
+printf '%s\n' $boot_order | xargs -P "${VDSOKIT_MATRIX_JOBS:-2}" -n 1 "$here/run-target"
 for t in $known; do
 	echo "# $t: $(grep '^about=' "$build/qemu/$t/summary" 2>/dev/null | cut -d= -f2-)"
 	if [ ! -f "$build/qemu/$t/tap" ]; then
