@@ -120,8 +120,9 @@ tests: lib-tests $(BUILD)/tests/calls-shared.t $(VARIANT_TESTS) $(CHECK_DEPS)
 # runs beside the other tests, which run one after another: on 2 cores a
 # kernel build leaves about a tenth of them idle and most other tests use
 # one, so side by side they take less than the sum of their times.  Each
-# phase's time is printed at the end (and each test's by prove --timer), so
-# that a change sees what it costs the 60-minute cold run.
+# phase's time is printed at the end by tests/phase-times (each kernel
+# build's too, and each test's by prove --timer), so that a change sees what
+# it costs the 60-minute cold run.
 MATRIX_TEST := $(BUILD)/tests/qemu-matrix.t
 check:
 	@t0=$$(date +%s); ./scripts/install-deps || exit 1; \
@@ -133,11 +134,7 @@ check:
 		--rules='par=$(MATRIX_TEST)' --rules='seq=**' $(PROVE_FLAGS) \
 		$$(ls $(MATRIX_TEST) 2>/dev/null) $$others; status=$$?; \
 	t4=$$(date +%s); \
-	matrix=$$(sed -n 's/^# matrix took \([0-9]*\) s.*/\1/p' $(BUILD)/tap/*qemu-matrix.t.tap 2>/dev/null); \
-	kernels=$$(sed -n 's/^# phases 1-2 took \([0-9]*\) s.*/\1/p' $(BUILD)/tap/*qemu-matrix.t.tap 2>/dev/null); \
-	echo "make check phases: deps $$((t1 - t0)) s, build $$((t2 - t1)) s, test programs $$((t3 - t2)) s," \
-		"prove $$((t4 - t3)) s (beside the other tests, qemu-matrix.t took $${matrix:-?} s:" \
-		"kernels and cross builds $${kernels:-?} s, then the boots), total $$((t4 - t0)) s"; \
+	tests/phase-times $(BUILD)/tap $$t0 $$t1 $$t2 $$t3 $$t4; \
 	tests/failure-digest --second-boots $(BUILD)/tap; \
 	[ $$status -eq 0 ] || tests/failure-digest $(BUILD)/tap; \
 	exit $$status
