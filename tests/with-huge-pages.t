@@ -52,6 +52,19 @@ status=$?
 	ok "no such setting (a container's /sys): the command runs as it is, its status kept" ||
 	not_ok "no such setting: the command runs as it is (status $status)"
 
+# Not root: the setting cannot be written; the command runs as it is.
+echo "always [madvise] never" >"$file"
+chmod 755 "$tmp" && chmod 644 "$file"
+if setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$whp" sh -c 'exit 6' 2>"$tmp/err"
+	status=$?
+	[ $status -eq 6 ] && [ "$(cat "$file")" = "always [madvise] never" ] && [ ! -s "$tmp/err" ] &&
+		ok "not root: nothing written, the command runs as it is, its status kept" ||
+		{ not_ok "not root: the command runs as it is (status $status, file: $(cat "$file"))"; diag <"$tmp/err"; }
+else
+	skip "not root: setpriv cannot drop to nobody here"
+fi
+
 "$whp" >/dev/null 2>&1
 [ $? -eq 64 ] && ok "no command: a usage error (64)" || not_ok "no command: a usage error (64)"
 done_testing

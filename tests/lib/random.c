@@ -24,9 +24,9 @@
  * per-thread state the library hands out and takes back between the waves:
  * 10,000 each, to catch two threads ever sharing one.  Through the syscall
  * the library keeps no state and the kernel draws: 1,000 each check the
- * same contract without the 1.3 million system calls an emulated guest
- * would otherwise spend most of its plan on (s390x under TCG: 28 us a call,
- * with the sorts over a minute, near the step's timeout on a busy host).
+ * same contract without the 1.3 million system calls that were the longest
+ * step of an emulated guest's plan (s390x under TCG, 24-28 us a system
+ * call: with the sorts over a minute, past the step's 120 s on a busy host).
  */
 #define CALLS_VIA_VDSO 10000
 #define CALLS_VIA_SYSCALL 1000

@@ -267,7 +267,11 @@ echo "# phases 1-2 took $(($(date +%s) - started)) s"
 
 # ---- phase 3: boots, VDSOKIT_MATRIX_JOBS at a time -------------------------
 # The longest first (targets.sh), then the rest in target order; the
-# results below stay in target order.
+# results below stay in target order.  A name there that is no target would
+# silently boot nothing first.
+for t in $MATRIX_BOOT_FIRST; do
+	target_info "$t" || emit "not ok - MATRIX_BOOT_FIRST in targets.sh names $t, which is no target"
+done
 boot_order=""
 for t in $MATRIX_BOOT_FIRST $known; do
 	case " $known " in *" $t "*) ;; *) continue ;; esac
