@@ -41,7 +41,7 @@ static const void *entry(const struct vdsokit_image *img, const char *name)
 static void sandwich(const void *e, int wide, clockid_t c)
 {
 	struct vdsokit_timespec before, after;
-	int rb = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &before);
+	int rb = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &before);
 	long long mid = 0;
 	int r;
 	if (wide) {
@@ -53,7 +53,7 @@ static void sandwich(const void *e, int wide, clockid_t c)
 		r = ((gettime32_fn)e)(c, &t);
 		mid = timespec_ns(t);
 	}
-	int ra = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &after);
+	int ra = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &after);
 	const char *which = wide ? "clock_gettime64" : "clock_gettime (32-bit time)";
 	if (rb || ra || r) {
 		ok(r == rb && r == ra, "%s(%d): %d, the syscall's %d", which, c, r, rb);
