@@ -22,8 +22,8 @@ BINDIR   ?= $(PREFIX)/bin
 MANDIR   ?= $(PREFIX)/share/man
 DESTDIR  ?=
 
-SOVERSION := 0
-VERSION   := 0.4.0
+SOVERSION := 1
+VERSION   := 0.5.0
 
 OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
@@ -35,7 +35,7 @@ ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fno-strict-aliasing $(CFLAGS)
 override CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
 LDFLAGS  ?=
 
-LIB_SRCS := src/image.c src/vdso.c src/time.c src/cpu.c src/tp.c src/random.c src/path.c
+LIB_SRCS := src/image.c src/vdso.c src/choose.c src/time.c src/cpu.c src/tp.c src/random.c src/path.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
 LIB_A    := $(BUILD)/libvdsokit.a
@@ -68,11 +68,13 @@ $(LIB_A): $(LIB_OBJS)
 # runs the library's _init there, which maps the whole small segment, so
 # the first call finds its constants mapped instead of taking a page fault
 # for them (1 fault, ~1.5 us here); they stay read-only, and nothing
-# writable is executable.
+# writable is executable.  -z nodelete: dlclose() never unloads it, as
+# libc is never unloaded, so getrandom's per-thread states and their exit
+# hooks stay valid for threads that outlive a handle (src/random.c).
 $(LIB_SO): $(LIB_PIC_OBJS) src/libvdsokit.map
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fPIC -shared -o $@ -Wl,-soname,libvdsokit.so.$(SOVERSION) \
-	      -Wl,--version-script=src/libvdsokit.map -Wl,-z,now -Wl,-z,relro -Wl,-z,noseparate-code \
+	      -Wl,--version-script=src/libvdsokit.map -Wl,-z,now -Wl,-z,relro -Wl,-z,noseparate-code -Wl,-z,nodelete \
 	      $(LIB_PIC_OBJS) $(filter-out -static,$(LDFLAGS))
 	ln -sf libvdsokit.so.$(SOVERSION) $(BUILD)/lib/libvdsokit.so
 
@@ -114,8 +116,8 @@ readme-samples: all $(BUILD)/bench/bench
 # The ABI baseline tests/abi.t compares the shared library with (x86_64):
 # regenerate it only with an intended ABI change, in the same commit.
 abi-baseline: $(LIB_SO)
-	abidw --no-corpus-path --no-comp-dir-path --no-show-locs --headers-dir include \
-	      --drop-private-types --out-file tests/abi/libvdsokit.so.0.abi $(LIB_SO)
+	abidw --no-corpus-path --no-comp-dir-path --headers-dir include \
+	      --drop-private-types --out-file tests/abi/libvdsokit.so.$(SOVERSION).abi $(LIB_SO)
 
 clean:
 	rm -rf build

@@ -37,7 +37,7 @@ static void touch_symbol(const struct vdsokit_image *img, const struct vdsokit_s
 	touch_string(sym->name);
 	touch_string(sym->version);
 	sink += sym->value + sym->size + sym->offset + (uint64_t)sym->version_index;
-	sink += vdsokit__image_symbol_is_callable(img, sym);
+	sink += vdsokit_lib_image_symbol_is_callable(img, sym);
 	/* A symbol's address is inside the image: read the byte it points at. */
 	if (sym->address)
 		sink += *(const unsigned char *)sym->address;
@@ -95,7 +95,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t extent = 0;
 
 	/* The reader the library applies to AT_SYSINFO_EHDR's first page. */
-	if (vdsokit__image_extent(data, size, &extent) == 0)
+	if (vdsokit_lib_image_extent(&img, data, size, &extent) == 0)
 		sink += extent;
 
 	int err = vdsokit_image_parse(&img, data, size);

@@ -5,11 +5,12 @@
  *
  * Conventions of every call below:
  *   - 0 (or the requested value) on success, a negative errno on failure;
- *   - errno is never read nor written;
+ *   - errno is left as it was;
  *   - nothing is allocated (getrandom's per-thread states excepted, see
- *     vdsokit_getrandom) and no lock is taken;
- *   - after the first call (or vdsokit_init()) every call is async-signal-safe.
- * The header compiles as C89 and every later C, and as C++ (98 and later).
+ *     vdsokit_getrandom), no lock is taken and nothing waits;
+ *   - every call is async-signal-safe, the first one included.
+ * The header compiles as C89 and every later C, and as C++ (98 and later),
+ * on every ABI.
  *
  * Bad pointers: the library passes caller pointers to the vDSO unchanged, as
  * the libc does.  The vDSO writes through them from user space, so a NULL,
@@ -30,9 +31,9 @@ extern "C" {
 #endif
 
 #define VDSOKIT_VERSION_MAJOR 0
-#define VDSOKIT_VERSION_MINOR 4
+#define VDSOKIT_VERSION_MINOR 5
 #define VDSOKIT_VERSION_PATCH 0
-#define VDSOKIT_VERSION_STRING "0.4.0"
+#define VDSOKIT_VERSION_STRING "0.5.0"
 
 /* The kernel's struct __kernel_timespec: 64-bit on every architecture. */
 struct vdsokit_timespec {
@@ -64,10 +65,11 @@ int vdsokit_time(int64_t *t);
 int vdsokit_getcpu(unsigned *cpu, unsigned *node);
 /*
  * getrandom(2): GRND_NONBLOCK, GRND_RANDOM and GRND_INSECURE as the syscall.
- * Returns the number of bytes written or a negative errno.  The vDSO path
- * gives each thread one opaque state, mapped with the protection the
- * kernel asks for and given back when the thread exits (a pthread key
- * destructor); GRND_RANDOM always takes the syscall.
+ * Returns the number of bytes written or a negative errno.  Through the
+ * vDSO each thread uses one opaque state of its own, taken at its first
+ * call and given back when it exits; a call that finds its thread's state
+ * busy (a signal handler interrupted a call) takes the syscall, and so
+ * does GRND_RANDOM.  libvdsokit(3) says when else the syscall serves it.
  */
 ssize_t vdsokit_getrandom(void *buf, size_t len, unsigned flags);
 /*
@@ -83,13 +85,11 @@ void *vdsokit_thread_pointer(void);
  * Returns 0 when a usable vDSO was found, a negative errno (-ENOENT: no
  * vDSO mapped; -ENOEXEC: the image was rejected) when every call will take
  * the syscall.
- * Initialisation: the first call of any function (or vdsokit_init()) finds
- * the vDSO, parses it, resolves every entry and publishes the result with
- * one atomic store, without a lock or an allocation.  Nobody waits for it:
- * a call made meanwhile by another thread, or by a signal handler that
- * interrupted it, takes the system call, and vdsokit_init() then answers
- * from a resolution of its own.  A fork child (fork, _Fork, a raw clone)
- * of a process that was initialising initialises anew at its first call.
+ * Initialisation: a call that finds the library unresolved (the first one,
+ * or any made while another is resolving) finds the vDSO and resolves it
+ * itself, then publishes what it found.  Every resolution finds the same,
+ * so nobody waits for anybody, and a signal, siglongjmp or fork at any
+ * instant leaves nothing to undo.  It makes no system call.
  */
 int vdsokit_init(void);
 
@@ -151,13 +151,17 @@ enum vdsokit_reason {
 					  (riscv getcpu): the library makes it */
 	VDSOKIT_REASON_RSEQ_AREA,      /* the libc's rseq area, which the kernel
 					  keeps current: one load (getcpu) */
-	VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY /* the rseq area has cpu_id but no
+	VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY, /* the rseq area has cpu_id but no
 					  node_id (Linux < 6.3: the kernel's
 					  feature size ends before it): a call that asks for the
 					  node takes the vDSO symbol or the
 					  syscall the route names */
+	VDSOKIT_REASON_NO_EXIT_HOOK    /* getrandom: no async-signal-safe thread-exit
+					  hook for its states (glibc, the library
+					  loaded after 32 pthread keys): the syscall */
 };
 
+/* Caller-allocated: its size is ABI; later fields come out of reserved[]. */
 struct vdsokit_route_info {
 	enum vdsokit_route route;
 	enum vdsokit_reason reason;
@@ -166,6 +170,7 @@ struct vdsokit_route_info {
 	const void *address;      /* resolved address of symbol, or NULL        */
 	const char *syscall;      /* syscall used on fallback, or NULL           */
 	long syscall_nr;          /* its number, -1 if none                      */
+	uintptr_t reserved[4];    /* 0                                          */
 };
 
 /* clock is ignored except for VDSOKIT_FN_CLOCK_GETTIME and VDSOKIT_FN_CLOCK_GETRES. */
@@ -242,34 +247,37 @@ enum vdsokit_image_error {
 #define VDSOKIT_IMAGE_HAS_VERDEF    0x8u
 
 /*
- * A parsed image.  Caller-allocated (on the stack is fine); the parser keeps
- * pointers into the bytes it was given, so they must outlive it.  The
- * fields below "private" are the parser's and may change between releases.
+ * A parsed image.  Caller-allocated (on the stack is fine), so its size and
+ * every field below are ABI: a later release adds fields only out of
+ * reserved[], and says so in version.  The parser keeps pointers into the
+ * bytes it was given, so they must outlive it.  Offsets are from data.
  */
+#define VDSOKIT_IMAGE_VERSION 1
 struct vdsokit_image {
+	unsigned version;        /* VDSOKIT_IMAGE_VERSION: the fields filled  */
+	unsigned elf_class;      /* 32 or 64                                  */
 	const unsigned char *data;
 	size_t size;             /* bytes that may be read: the whole image   */
-	unsigned elf_class;      /* 32 or 64                                  */
 	unsigned big_endian;     /* 1 for ELFDATA2MSB                         */
 	unsigned machine;        /* e_machine                                 */
-	unsigned flags;          /* VDSOKIT_IMAGE_HAS_*                          */
+	unsigned flags;          /* VDSOKIT_IMAGE_HAS_*                       */
 	unsigned hash_entry_size;/* 4, or 8 (s390x, alpha)                    */
 	uint32_t symbol_count;   /* entries of the dynamic symbol table       */
 	uint32_t verdef_count;   /* version definitions                       */
 	const unsigned char *build_id; /* NT_GNU_BUILD_ID descriptor or NULL  */
 	size_t build_id_size;
 	uint64_t e_flags;
-	/* private */
 	uint64_t load_vaddr;     /* p_vaddr - p_offset of the first PT_LOAD   */
-	size_t strtab, strsz, symtab, syment;
-	size_t hash;             /* offset of DT_HASH, 0 if none              */
+	size_t strtab, strsz;    /* DT_STRTAB's offset, DT_STRSZ              */
+	size_t symtab, syment;   /* DT_SYMTAB's offset, DT_SYMENT             */
+	size_t hash;             /* DT_HASH's offset, 0 if none               */
 	uint32_t hash_nbucket, hash_nchain;
-	size_t gnu_hash;         /* offset of DT_GNU_HASH, 0 if none          */
+	size_t gnu_hash;         /* DT_GNU_HASH's offset, 0 if none           */
 	uint32_t gnu_nbucket, gnu_symoffset, gnu_bloom_size, gnu_bloom_shift;
-	size_t versym, verdef;   /* offsets, 0 if absent                      */
+	size_t versym, verdef;   /* DT_VERSYM's and DT_VERDEF's offsets, 0 if none */
 	size_t exec_lo, exec_hi; /* file offsets of the executable PT_LOAD(s) */
+	uint64_t reserved[8];    /* 0                                         */
 };
-
 struct vdsokit_symbol {
 	const char *name;
 	const char *version;     /* NULL: unversioned (no DT_VERSYM)          */
@@ -316,119 +324,79 @@ uint32_t vdsokit_gnu_hash(const char *name);
 const char *vdsokit_machine_name(unsigned machine, unsigned elf_class);
 
 /* ---------------------------------------------------------------------- */
-/* Inline fast path                                                       */
+/* Inline calls                                                           */
 /* ---------------------------------------------------------------------- */
 
 /*
  * Where the vDSO is called like any C function (every ABI but powerpc's),
- * vdsokit_clock_gettime(), vdsokit_clock_getres() and vdsokit_time() are
- * inlined into the caller: one load, one test and the indirect call, as
- * cheap as calling the vDSO pointer directly; on an ILP32 ABI whose kernel
- * has only 32-bit-time entries, the same plus the widening of the answer.
- * Everything else (first call, fallbacks, other clocks) is the library's
- * out-of-line code.  Define VDSOKIT_NO_INLINE to always call the library
- * functions.
- * The names below are private to this header and may change with the soname.
+ * vdsokit_clock_gettime(), vdsokit_clock_getres() and vdsokit_time(), and
+ * vdsokit_getcpu() on x86_64, are inlined into the caller: plain loads of
+ * the route table below, a bit test and the call, what the libc's own call
+ * costs.  Everything else is the library's out-of-line code.  Define
+ * VDSOKIT_NO_INLINE to always call the library's functions.
+ *
+ * The names below are private to this header.  A program that inlines the
+ * calls has the route table's layout built in (and may hold its own copy
+ * of it, a COPY relocation of its size): the table's name carries its
+ * layout's version, so a library with another layout is refused by the
+ * loader instead of misread.
  */
-struct vdsokit__fastpath {
-	/*
-	 * Bits 0-30: clock ids the entry serves in user space; bit 31: the
-	 * library is ready.  0 until then: the library's function.  Stored
-	 * with release order after the pointers.  Each field stands alone: 0
-	 * or NULL sends the call to the library.
-	 */
-	uint32_t gettime_clocks;
-	int (*gettime)(clockid_t, struct vdsokit_timespec *);
-	uint32_t getres_clocks;
-	int (*getres)(clockid_t, struct vdsokit_timespec *);
-	/* The vDSO's time(), NULL without one (or before ready), and on ABIs whose
-	   kernel long is 32 bits (time() is then the library's call). */
-	int64_t (*time)(int64_t *);
-	/* getcpu: VDSOKIT__RSEQ_* bits, what the libc's rseq area answers
-	   (0: nothing), and where its cpu_id is from the thread pointer. */
-	int rseq_cpu;
-	ptrdiff_t rseq_cpu_offset;
-};
-#define VDSOKIT__FAST_READY 0x80000000u
-/* cpu_id; node_id too, 16 bytes after it (0.2.0's header tests for non-zero). */
-#define VDSOKIT__RSEQ_CPU 1
-#define VDSOKIT__RSEQ_NODE 2
-#define VDSOKIT__RSEQ_NODE_AFTER_CPU 16
-/*
- * The struct's layout is part of the ABI of every program that inlines
- * the fast path, and such a program takes its own copy of the object at
- * load (a COPY relocation of its size): the symbol's name carries the
- * layout's version, so that a library with another layout is refused by
- * the loader instead of writing past a program's copy.  Any change to the
- * struct renames it (and tests/abi/ catches one that does not).
- */
-extern struct vdsokit__fastpath vdsokit__fast_v1;
-/*
- * The vDSO's getcpu as a plain C function (NULL: none, or before ready),
- * for the inline path to call where the rseq area cannot answer.  Apart
- * from vdsokit__fast_v1 so that its layout, and programs built for it,
- * stay as they are; a pointer, so it cannot change shape.
- */
-extern int (*vdsokit__getcpu_vdso)(unsigned *, unsigned *, void *);
-/*
- * The kernel's old_timespec32: what a 32-bit-time vDSO entry fills (ILP32
- * ABIs whose kernel has no *_time64 entry: sparc32, i386 before 5.1).
- */
+
+/* The kernel's old_timespec32: what a 32-bit-time vDSO entry fills. */
 struct vdsokit__timespec32 {
 	int32_t tv_sec;
 	int32_t tv_nsec;
 };
-/*
- * What the inline path of an ILP32 ABI reads beside vdsokit__fast_v1,
- * whose layout stays as it is (its own name and version node, as
- * vdsokit__getcpu_vdso).  Exported on every ABI, zero where it is not read.
- */
-struct vdsokit__fastpath_ilp32 {
-	/*
-	 * A 32-bit-time clock_gettime/clock_getres entry, published when it is
-	 * all the kernel has: the clock ids it reads in user space (bits 0-30;
-	 * 0: none, or dropped after its seconds wrapped) and the entry.  The
-	 * mask is stored last, with release order.  vdsokit__fast_v1's mask is
-	 * tested first, so a kernel with a *_time64 entry never reads these.
-	 */
-	uint32_t gettime32_clocks;
-	int (*gettime32)(clockid_t, struct vdsokit__timespec32 *);
-	uint32_t getres32_clocks;
-	int (*getres32)(clockid_t, struct vdsokit__timespec32 *);
-	/*
-	 * Non-zero: the library has no time() entry in use, and vdsokit_time()
-	 * is CLOCK_REALTIME_COARSE's seconds read by vdsokit_clock_gettime().
-	 */
-	uint32_t time_is_coarse;
-	/*
-	 * A 32-bit time() entry (i386's __vdso_time), published when the
-	 * library uses it: vdsokit_time() calls it and widens its answer; a
-	 * negative one (wrapped, after 2038) is the library's call, which
-	 * drops the entry (NULL again).
-	 */
-	long (*time32)(long *);
+
+/* Clock ids n whose bit n is set in clocks go to fn. */
+struct vdsokit__clock_route {
+	uint32_t clocks;
+	int (*fn)(clockid_t, struct vdsokit_timespec *);
 };
-extern struct vdsokit__fastpath_ilp32 vdsokit__fast_ilp32_v1;
-/*
- * A 32-bit-time entry's seconds wrapped (after 2038): the library drops
- * the entry, as its own call does, and returns the system call's answer.
- */
-int vdsokit__clock_gettime_wrapped(clockid_t clock, struct vdsokit_timespec *ts);
-int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res);
-/* Before the library is ready, or for a clock the vDSO does not read. */
-int vdsokit__clock_gettime_slow(clockid_t clock, struct vdsokit_timespec *ts);
-/* The syscall alone: the vDSO answered -ENOSYS ("ask the kernel"). */
-int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts);
-int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res);
+struct vdsokit__clock32_route {
+	uint32_t clocks;
+	int (*fn)(clockid_t, struct vdsokit__timespec32 *);
+};
 
 /*
- * Every ABI whose vDSO functions are plain C calls inlines clock_gettime and
- * clock_getres (powerpc's report errors in CR0.SO: the library's call).  On
- * a 32-bit ABI the entry in vdsokit__fast_v1 takes 64-bit time
- * (__vdso_clock_gettime64 and the like); where the kernel has only a
- * 32-bit-time entry, vdsokit__fast_ilp32_v1 holds it, and the inlined call
- * widens its answer as the library does (-EOVERFLOW once it has wrapped).
+ * The routes.  The library moves each field once, from its initial value to
+ * its final one (or, for a 32-bit-time entry found wrapped after 2038, to
+ * none), and both values send a call the right way: the clock routes start
+ * as every clock to the library's own function, which resolves the vDSO,
+ * and end as the clocks the vDSO reads in user space to its entry.  So each
+ * field is read with a plain load, in any order, and no call pays a barrier.
  */
+struct vdsokit__routes_v2 {
+	struct vdsokit__clock_route gettime, getres;     /* 64-bit-time entries */
+	/* ILP32: a 32-bit-time entry, when the kernel has no *_time64 one. */
+	struct vdsokit__clock32_route gettime32, getres32;
+	int64_t (*time)(int64_t *);  /* a 64-bit time(); NULL: the library's */
+	long (*time32)(long *);      /* a 32-bit time() (i386); NULL: none   */
+	uint32_t time_from_coarse;   /* ILP32: time() is CLOCK_REALTIME_COARSE's seconds */
+	/*
+	 * getcpu: the rseq area's cpu_id, as its offset from the thread pointer
+	 * (a multiple of 4) with VDSOKIT__RSEQ_* in the low bits; 0: none.
+	 */
+	intptr_t rseq_cpu;
+	int (*getcpu)(unsigned *, unsigned *, void *); /* NULL: none */
+	/* The library's calls alone read these: each NULL until resolved, or none. */
+	int (*gettimeofday)(void *, void *);  /* the kernel's own timeval */
+	long (*getrandom)(void *, size_t, unsigned, void *, size_t);
+	unsigned long (*thread_area)(void);   /* m68k: the thread pointer, in %d0 */
+};
+#define VDSOKIT__RSEQ_CPU 1  /* cpu_id is current in every thread that registered */
+#define VDSOKIT__RSEQ_NODE 2 /* node_id too, 16 bytes after cpu_id */
+#define VDSOKIT__RSEQ_NODE_AFTER_CPU 16
+#define VDSOKIT__CLOCK_REALTIME_COARSE 5 /* Linux's, which strict ISO C does not declare */
+extern struct vdsokit__routes_v2 vdsokit__routes_v2;
+
+/* Calls the inline code makes into the library. */
+int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res);
+/* A 32-bit-time entry's seconds wrapped (after 2038): the entry is dropped, the syscall answers. */
+int vdsokit__clock_gettime_wrapped(clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res);
+
 #if !defined(VDSOKIT_NO_INLINE) && !defined(__powerpc__)
 #define VDSOKIT_INLINE_GETTIME 1
 #if !defined(__LP64__) && !(defined(__x86_64__) && defined(__ILP32__))
@@ -437,92 +405,103 @@ int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res)
 #endif
 
 /*
- * clock_gettime and clock_getres alike: a clock in the entry's mask goes to
- * the vDSO, whose -ENOSYS goes to the syscall (asking the vDSO again would
- * only repeat it); then, on ILP32 ABIs, a clock in the 32-bit-time entry's
- * mask to that entry, its seconds widened (wrapped ones to wrapped_fn,
- * which drops the entry); anything else to the library's full function.
+ * clock_gettime and clock_getres alike: a clock in the route's mask goes to
+ * its function, whose -ENOSYS ("ask the kernel") goes to the syscall; then,
+ * on ILP32 ABIs, a clock in the 32-bit-time route's mask to that entry, its
+ * seconds widened (wrapped ones to wrapped_fn); anything else to other_fn,
+ * the library's full function.
  */
 static __inline__ __attribute__((always_inline)) int
-vdsokit__clock_inline(const uint32_t *mask, int (*const *entry)(clockid_t, struct vdsokit_timespec *),
-		      const uint32_t *mask32,
-		      int (*const *entry32)(clockid_t, struct vdsokit__timespec32 *),
+vdsokit__clock_inline(const struct vdsokit__clock_route *route, const struct vdsokit__clock32_route *route32,
 		      int (*wrapped_fn)(clockid_t, struct vdsokit_timespec *),
 		      int (*syscall_fn)(clockid_t, struct vdsokit_timespec *),
 		      int (*other_fn)(clockid_t, struct vdsokit_timespec *), clockid_t clock,
 		      struct vdsokit_timespec *ts)
 {
-	uint32_t clocks = __atomic_load_n(mask, __ATOMIC_ACQUIRE);
-	if (__builtin_expect((unsigned)clock < 31 && (clocks >> clock) & 1, 1)) {
-		int r = (*entry)(clock, ts);
+	uint32_t clocks = __atomic_load_n(&route->clocks, __ATOMIC_RELAXED);
+	if (__builtin_expect((unsigned)clock < 32 && (clocks >> clock) & 1, 1)) {
+		int r = __atomic_load_n(&route->fn, __ATOMIC_RELAXED)(clock, ts);
 		if (__builtin_expect(r != -ENOSYS, 1))
 			return r;
 		return syscall_fn(clock, ts);
 	}
 #ifdef VDSOKIT__INLINE_TIME32
-	clocks = __atomic_load_n(mask32, __ATOMIC_ACQUIRE);
-	if (__builtin_expect((unsigned)clock < 31 && (clocks >> clock) & 1, 1)) {
-		struct vdsokit__timespec32 t32;
-		/* NULL as the library passes it: the entry's own answer. */
-		int r = (*entry32)(clock, ts ? &t32 : (struct vdsokit__timespec32 *)0);
-		if (__builtin_expect(r == 0, 1)) {
-			if (ts) {
-				if (__builtin_expect(t32.tv_sec < 0, 0))
-					return wrapped_fn(clock, ts);
-				ts->tv_sec = t32.tv_sec;
-				ts->tv_nsec = t32.tv_nsec;
+	clocks = __atomic_load_n(&route32->clocks, __ATOMIC_RELAXED);
+	if (__builtin_expect((unsigned)clock < 32 && (clocks >> clock) & 1, 1)) {
+		/* Clocks are stored after the entry: a NULL one is a stale read, for the library. */
+		int (*fn)(clockid_t, struct vdsokit__timespec32 *) =
+			__atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
+		if (__builtin_expect(fn != 0, 1)) {
+			struct vdsokit__timespec32 t32;
+			/* NULL as the library passes it: the entry's own answer. */
+			int r = fn(clock, ts ? &t32 : (struct vdsokit__timespec32 *)0);
+			if (__builtin_expect(r == 0, 1)) {
+				if (ts) {
+					if (__builtin_expect(t32.tv_sec < 0, 0))
+						return wrapped_fn(clock, ts);
+					ts->tv_sec = t32.tv_sec;
+					ts->tv_nsec = t32.tv_nsec;
+				}
+				return 0;
 			}
-			return 0;
+			if (r != -ENOSYS)
+				return r;
+			return syscall_fn(clock, ts);
 		}
-		if (r != -ENOSYS)
-			return r;
-		return syscall_fn(clock, ts);
 	}
 #else
-	(void)mask32;
-	(void)entry32;
+	(void)route32;
 	(void)wrapped_fn;
 #endif
 	return other_fn(clock, ts);
 }
 
-#if defined(__LP64__) || (defined(__x86_64__) && defined(__ILP32__))
+#ifdef VDSOKIT__INLINE_TIME32
+#define VDSOKIT__ROUTE32(name) (&vdsokit__routes_v2.name)
+#else
+#define VDSOKIT__ROUTE32(name) ((const struct vdsokit__clock32_route *)0)
+#endif
+#define vdsokit_clock_gettime(clock, ts)                                                        \
+	vdsokit__clock_inline(&vdsokit__routes_v2.gettime, VDSOKIT__ROUTE32(gettime32),           \
+			      vdsokit__clock_gettime_wrapped, vdsokit__clock_gettime_syscall,        \
+			      vdsokit_clock_gettime, (clock), (ts))
+#define vdsokit_clock_getres(clock, res)                                                        \
+	vdsokit__clock_inline(&vdsokit__routes_v2.getres, VDSOKIT__ROUTE32(getres32),             \
+			      vdsokit__clock_getres_wrapped, vdsokit__clock_getres_syscall,          \
+			      vdsokit_clock_getres, (clock), (res))
+
+#ifndef VDSOKIT__INLINE_TIME32
 #define VDSOKIT_INLINE_TIME 1
 /* 64-bit time here: the vDSO's time() cannot fail nor wrap. */
 static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
 {
-	int64_t (*fn)(int64_t *) = __atomic_load_n(&vdsokit__fast_v1.time, __ATOMIC_RELAXED);
-	if (__builtin_expect(fn != NULL, 1)) {
+	int64_t (*fn)(int64_t *) = __atomic_load_n(&vdsokit__routes_v2.time, __ATOMIC_RELAXED);
+	if (__builtin_expect(fn != 0, 1)) {
 		fn(t);
 		return 0;
 	}
 	return vdsokit_time(t);
 }
-#define vdsokit_time(t) vdsokit__time_inline(t)
-#elif defined(VDSOKIT__INLINE_TIME32)
+#else
 /*
  * Where the library reads time() as CLOCK_REALTIME_COARSE's seconds (no
- * time() entry: all but i386 among the ILP32 ABIs), the inlined
- * clock_gettime reads them here, with its errors; where it uses a 32-bit
- * time() entry (i386), that entry is called here; else the library's call.
+ * time() entry: all ILP32 ABIs but i386), the inlined clock_gettime reads
+ * them here; where it uses a 32-bit time() entry (i386), that entry is
+ * called here and its answer widened; else the library's call.
  */
 static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
 {
-	if (__builtin_expect(__atomic_load_n(&vdsokit__fast_ilp32_v1.time_is_coarse, __ATOMIC_ACQUIRE) != 0,
-			     1)) {
+	long (*time32)(long *);
+	if (__builtin_expect(__atomic_load_n(&vdsokit__routes_v2.time_from_coarse, __ATOMIC_RELAXED) != 0, 1)) {
 		struct vdsokit_timespec ts;
-		int r = vdsokit__clock_inline(
-			&vdsokit__fast_v1.gettime_clocks, &vdsokit__fast_v1.gettime,
-			&vdsokit__fast_ilp32_v1.gettime32_clocks, &vdsokit__fast_ilp32_v1.gettime32,
-			vdsokit__clock_gettime_wrapped, vdsokit__clock_gettime_syscall,
-			vdsokit_clock_gettime, CLOCK_REALTIME_COARSE, &ts);
+		int r = vdsokit_clock_gettime(VDSOKIT__CLOCK_REALTIME_COARSE, &ts);
 		if (__builtin_expect(r != 0, 0))
 			return r;
 		if (t)
 			*t = ts.tv_sec;
 		return 0;
 	}
-	long (*time32)(long *) = __atomic_load_n(&vdsokit__fast_ilp32_v1.time32, __ATOMIC_ACQUIRE);
+	time32 = __atomic_load_n(&vdsokit__routes_v2.time32, __ATOMIC_RELAXED);
 	if (__builtin_expect(time32 != 0, 1)) {
 		long v = time32((long *)0);
 		if (__builtin_expect(v >= 0, 1)) {
@@ -533,35 +512,34 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 	}
 	return vdsokit_time(t);
 }
-#define vdsokit_time(t) vdsokit__time_inline(t)
 #endif
+#define vdsokit_time(t) vdsokit__time_inline(t)
+
 #if defined(__x86_64__) && !defined(__ILP32__)
 /* A u32 of this thread's rseq area, %fs-relative (volatile: the kernel rewrites it). */
 #define VDSOKIT__RSEQ_LOAD(out, offset) __asm__ volatile("movl %%fs:(%1), %0" : "=r"(out) : "r"(offset))
 /*
  * getcpu(&cpu, NULL) as glibc's sched_getcpu(): one load of the rseq area's
- * cpu_id.  With the node: cpu_id, node_id, cpu_id again, as the library
- * reads them (the kernel rewrites both on migration: equal cpu_ids mean a
- * pair from one CPU).  Where the area cannot answer (none, no node_id, not
- * registered in this thread), the vDSO's getcpu called from here, as the
- * bare entry is; its -ENOSYS ("ask the kernel") goes to the syscall.
- * Before the library is ready, and without a vDSO, the library's function.
+ * cpu_id.  With the node: cpu_id, node_id, cpu_id again (the kernel rewrites
+ * both on migration: equal cpu_ids mean a pair from one CPU).  Where the
+ * area cannot answer (none, no node_id, not registered in this thread), the
+ * vDSO's getcpu, whose -ENOSYS goes to the syscall; else the library's call.
  */
 static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsigned *cpu, unsigned *node)
 {
-	int rseq = __atomic_load_n(&vdsokit__fast_v1.rseq_cpu, __ATOMIC_ACQUIRE);
+	intptr_t rseq = __atomic_load_n(&vdsokit__routes_v2.rseq_cpu, __ATOMIC_RELAXED);
+	intptr_t at = rseq & ~(intptr_t)3;
 	int id = 0, again = 0; /* set by the asm loads; cppcheck cannot see that */
 	unsigned nid;
 	if (node == NULL) {
 		if (__builtin_expect(cpu != NULL && (rseq & VDSOKIT__RSEQ_CPU), 1)) {
-			VDSOKIT__RSEQ_LOAD(id, vdsokit__fast_v1.rseq_cpu_offset);
+			VDSOKIT__RSEQ_LOAD(id, at);
 			if (__builtin_expect(id >= 0, 1)) {
 				*cpu = (unsigned)id;
 				return 0;
 			}
 		}
 	} else if (__builtin_expect(rseq & VDSOKIT__RSEQ_NODE, 1)) {
-		ptrdiff_t at = vdsokit__fast_v1.rseq_cpu_offset;
 		do {
 			VDSOKIT__RSEQ_LOAD(id, at);
 			VDSOKIT__RSEQ_LOAD(nid, at + VDSOKIT__RSEQ_NODE_AFTER_CPU);
@@ -576,9 +554,9 @@ static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsi
 	}
 	{
 		int (*fn)(unsigned *, unsigned *, void *) =
-			__atomic_load_n(&vdsokit__getcpu_vdso, __ATOMIC_RELAXED);
-		if (__builtin_expect(fn != NULL, 1)) {
-			int r = fn(cpu, node, NULL);
+			__atomic_load_n(&vdsokit__routes_v2.getcpu, __ATOMIC_RELAXED);
+		if (__builtin_expect(fn != 0, 1)) {
+			int r = fn(cpu, node, 0);
 			if (__builtin_expect(r != -ENOSYS, 1))
 				return r;
 			return vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, cpu, node);
@@ -588,21 +566,6 @@ static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsi
 }
 #define vdsokit_getcpu(cpu, node) vdsokit__getcpu_inline((cpu), (node))
 #endif
-/* Only ILP32 programs name vdsokit__fast_ilp32_v1 (VDSOKIT_0.4), even at -O0. */
-#ifdef VDSOKIT__INLINE_TIME32
-#define VDSOKIT__TIME32(entry, wrapped) \
-	&vdsokit__fast_ilp32_v1.entry##_clocks, &vdsokit__fast_ilp32_v1.entry, wrapped
-#else
-#define VDSOKIT__TIME32(entry, wrapped) 0, 0, 0
-#endif
-#define vdsokit_clock_gettime(clock, ts)                                                     \
-	vdsokit__clock_inline(&vdsokit__fast_v1.gettime_clocks, &vdsokit__fast_v1.gettime,            \
-			      VDSOKIT__TIME32(gettime32, vdsokit__clock_gettime_wrapped),             \
-			      vdsokit__clock_gettime_syscall, vdsokit_clock_gettime, (clock), (ts))
-#define vdsokit_clock_getres(clock, res)                                                    \
-	vdsokit__clock_inline(&vdsokit__fast_v1.getres_clocks, &vdsokit__fast_v1.getres,              \
-			      VDSOKIT__TIME32(getres32, vdsokit__clock_getres_wrapped),               \
-			      vdsokit__clock_getres_syscall, vdsokit_clock_getres, (clock), (res))
 #endif
 
 /*

@@ -35,15 +35,18 @@ extern const unsigned int __rseq_size __attribute__((weak));
 /* The kernel refuses a registration shorter than the original struct rseq. */
 #define RSEQ_SHORTEST_REGISTRATION 32
 
-void vdsokit__cpu_resolve(struct vdsokit_state *s)
+intptr_t vdsokit_lib_rseq_cpu(void)
 {
-	s->rseq_covers = 0;
 #if ARCH_HAS_TP_REGISTER
 	/* The area is found from the ABI thread pointer, read from its register. */
 	if (!&__rseq_size || !&__rseq_offset || __rseq_size < RSEQ_END_OF_CPU_ID)
-		return;
-	s->rseq_offset = __rseq_offset;
-	s->rseq_covers = RSEQ_COVERS_CPU;
+		return 0;
+	intptr_t cpu_id = (intptr_t)__rseq_offset + RSEQ_WORD_CPU_ID * 4;
+	_Static_assert((RSEQ_WORD_NODE_ID - RSEQ_WORD_CPU_ID) * 4 == VDSOKIT__RSEQ_NODE_AFTER_CPU,
+		       "the header reads node_id there");
+	/* The libc aligns the area (32 bytes): the offset's low bits are free for the flags. */
+	if (cpu_id & 3)
+		return 0;
 	/*
 	 * node_id is the kernel's to write wherever an area is registered at
 	 * all: no registration is shorter than 32 bytes (the kernel says
@@ -55,31 +58,11 @@ void vdsokit__cpu_resolve(struct vdsokit_state *s)
 	 * feature size from 2.41.  So it only says whether there is an area.
 	 */
 	_Static_assert(RSEQ_END_OF_NODE_ID <= RSEQ_SHORTEST_REGISTRATION, "node_id in every registration");
-	if (vdsokit__auxv(AT_RSEQ_FEATURE_SIZE) >= RSEQ_END_OF_NODE_ID)
-		s->rseq_covers |= RSEQ_COVERS_NODE;
-#endif
-}
-
-VDSO_EXPORT int (*vdsokit__getcpu_vdso)(unsigned *, unsigned *, void *);
-
-/*
- * What the header's inline getcpu reads: the rseq area's offset first, then
- * what it answers (release: the offset is seen with it); the vDSO entry
- * where it is a plain C function (not powerpc's).  Each alone may send a
- * call to the library, never somewhere wrong.
- */
-void vdsokit__cpu_publish_fast_path(const struct vdsokit_state *s)
-{
-	_Static_assert((RSEQ_WORD_NODE_ID - RSEQ_WORD_CPU_ID) * 4 == VDSOKIT__RSEQ_NODE_AFTER_CPU,
-		       "the header reads node_id there");
-	if (s->rseq_covers & RSEQ_COVERS_CPU) {
-		vdsokit__fast_v1.rseq_cpu_offset = s->rseq_offset + RSEQ_WORD_CPU_ID * 4;
-		__atomic_store_n(&vdsokit__fast_v1.rseq_cpu,
-				 VDSOKIT__RSEQ_CPU | (s->rseq_covers & RSEQ_COVERS_NODE ? VDSOKIT__RSEQ_NODE : 0),
-				 __ATOMIC_RELEASE);
-	}
-#if !ARCH_VDSO_CALL5
-	__atomic_store_n(&vdsokit__getcpu_vdso, (vdsokit_getcpu_fn)(uintptr_t)s->getcpu.fn, __ATOMIC_RELAXED);
+	if (vdsokit_lib_auxv(AT_RSEQ_FEATURE_SIZE) >= RSEQ_END_OF_NODE_ID)
+		return cpu_id | VDSOKIT__RSEQ_CPU | VDSOKIT__RSEQ_NODE;
+	return cpu_id | VDSOKIT__RSEQ_CPU;
+#else
+	return 0;
 #endif
 }
 
@@ -89,27 +72,32 @@ static int sys_getcpu(unsigned *cpu, unsigned *node)
 }
 
 /* The third argument (a cache, unused since 2.6.24) is always NULL. */
-static inline int call_getcpu(const struct vdsokit_entry *e, unsigned *cpu, unsigned *node)
+static inline int call_getcpu(int (*fn)(unsigned *, unsigned *, void *), unsigned *cpu, unsigned *node)
 {
 #if ARCH_VDSO_CALL5
-	return VCALL3(int, e->fn, cpu, node, 0);
+	return VCALL3(int, fn, cpu, node, 0);
 #else
-	return ((vdsokit_getcpu_fn)e->fn)(cpu, node, NULL);
+	return fn(cpu, node, NULL);
 #endif
 }
 
 /*
- * From this thread's rseq area: 0, or -1 when it is not registered in this
- * thread (the libc's registration failed), for the other routes to answer.
+ * From this thread's rseq area (rseq_cpu: the route's word): 0, or -1 when
+ * the area cannot answer (none, no node_id, not registered in this thread:
+ * the libc's registration failed), for the other routes to.
  */
-static inline int rseq_getcpu(const struct vdsokit_state *s, unsigned *cpu, unsigned *node)
+static inline int rseq_getcpu(intptr_t rseq_cpu, unsigned *cpu, unsigned *node)
 {
 #if ARCH_HAS_TP_REGISTER
+	unsigned need = node ? VDSOKIT__RSEQ_CPU | VDSOKIT__RSEQ_NODE : VDSOKIT__RSEQ_CPU;
+	if ((rseq_cpu & need) != need || (!cpu && !node))
+		return -1;
 	/* Through void *: the libc aligned the area (32 bytes), char * cannot say so. */
-	const volatile void *area = (char *)arch_thread_pointer() + s->rseq_offset;
-	const volatile uint32_t *word = area;
+	const volatile void *area = (char *)arch_thread_pointer() + (rseq_cpu & ~(intptr_t)3);
+	const volatile uint32_t *cpu_id = area;
+	const volatile uint32_t *node_id = cpu_id + VDSOKIT__RSEQ_NODE_AFTER_CPU / 4;
 	for (;;) {
-		int32_t id = (int32_t)word[RSEQ_WORD_CPU_ID];
+		int32_t id = (int32_t)*cpu_id;
 		if (unlikely(id < 0))
 			return -1;
 		if (!node) {
@@ -117,9 +105,9 @@ static inline int rseq_getcpu(const struct vdsokit_state *s, unsigned *cpu, unsi
 			return 0;
 		}
 		/* The kernel rewrites both on migration: a pair read on one CPU. */
-		uint32_t nid = word[RSEQ_WORD_NODE_ID];
+		uint32_t nid = *node_id;
 		// cppcheck-suppress knownConditionTrueFalse ; volatile: read again, may differ
-		if (likely((int32_t)word[RSEQ_WORD_CPU_ID] == id)) {
+		if (likely((int32_t)*cpu_id == id)) {
 			if (cpu)
 				*cpu = (unsigned)id;
 			*node = nid;
@@ -127,25 +115,24 @@ static inline int rseq_getcpu(const struct vdsokit_state *s, unsigned *cpu, unsi
 		}
 	}
 #else
-	(void)s, (void)cpu, (void)node;
+	(void)rseq_cpu, (void)cpu, (void)node;
 	return -1;
 #endif
 }
 
-/* Whether rseq answers a call that wants node (or not). */
-static inline int rseq_serves(const struct vdsokit_state *s, const unsigned *cpu, const unsigned *node)
-{
-	unsigned need = node ? RSEQ_COVERS_CPU | RSEQ_COVERS_NODE : RSEQ_COVERS_CPU;
-	return (s->rseq_covers & need) == need && (cpu || node);
-}
-
 VDSO_EXPORT int vdsokit_getcpu(unsigned *cpu, unsigned *node)
 {
-	const struct vdsokit_state *s = vdsokit_state();
-	if (likely(rseq_serves(s, cpu, node)) && likely(rseq_getcpu(s, cpu, node) == 0))
+	intptr_t rseq_cpu = ROUTE(rseq_cpu);
+	int (*fn)(unsigned *, unsigned *, void *) = ROUTE(getcpu);
+	if (unlikely(rseq_cpu == 0 && fn == NULL)) {
+		vdsokit_lib_ensure_resolved();
+		rseq_cpu = ROUTE(rseq_cpu);
+		fn = ROUTE(getcpu);
+	}
+	if (likely(rseq_getcpu(rseq_cpu, cpu, node) == 0))
 		return 0;
-	if (likely(s->getcpu.fn != NULL)) {
-		int r = call_getcpu(&s->getcpu, cpu, node);
+	if (likely(fn != NULL)) {
+		int r = call_getcpu(fn, cpu, node);
 		if (likely(r != -ENOSYS))
 			return r;
 	}
@@ -157,8 +144,9 @@ VDSO_EXPORT int vdsokit_getcpu_via(enum vdsokit_route route, unsigned *cpu, unsi
 	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_getcpu(cpu, node);
 	if (route == VDSOKIT_ROUTE_VDSO) {
-		const struct vdsokit_state *s = vdsokit_state();
-		return s->getcpu.fn ? call_getcpu(&s->getcpu, cpu, node) : -ENOSYS;
+		const void *fn = vdsokit_lib_choose(vdsokit_lib_found(), VDSOKIT_FN_GETCPU).fn;
+		return fn ? call_getcpu((int (*)(unsigned *, unsigned *, void *))(uintptr_t)fn, cpu, node)
+			  : -ENOSYS;
 	}
 	if (route != VDSOKIT_ROUTE_AUTO)
 		return -EINVAL;

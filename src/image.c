@@ -148,6 +148,12 @@ static const char *string_at(const struct vdsokit_image *img, uint64_t index)
 	return (const char *)img->data + img->strtab + index;
 }
 
+/* The parts of vdsokit_image_parse below, in the order it calls them. */
+static void find_build_id(struct vdsokit_image *img, size_t off, size_t len);
+static int parse_sysv_hash(struct vdsokit_image *img, uint64_t vaddr);
+static int parse_gnu_hash(struct vdsokit_image *img, uint64_t vaddr);
+static int parse_verdefs(struct vdsokit_image *img, uint64_t declared);
+
 static int parse_header(struct vdsokit_image *img)
 {
 	const unsigned char *d = img->data;
@@ -236,7 +242,7 @@ static int parse_program_headers(struct vdsokit_image *img, size_t *dyn_off, siz
 			if (!in_image(img, offset, filesz))
 				return VDSOKIT_IMAGE_BAD_DYNAMIC;
 		} else if (type == PT_NOTE && in_image(img, offset, filesz)) {
-			vdsokit__image_find_build_id(img, (size_t)offset, (size_t)filesz);
+			find_build_id(img, (size_t)offset, (size_t)filesz);
 		}
 	}
 	if (!have_load)
@@ -247,28 +253,28 @@ static int parse_program_headers(struct vdsokit_image *img, size_t *dyn_off, siz
 	return VDSOKIT_IMAGE_OK;
 }
 
-int vdsokit__image_extent(const void *data, size_t avail, size_t *extent)
+int vdsokit_lib_image_extent(struct vdsokit_image *scratch, const void *data, size_t avail, size_t *extent)
 {
-	struct vdsokit_image img;
-	memset(&img, 0, sizeof(img));
-	img.data = data;
-	img.size = avail;
-	int err = parse_header(&img);
+	struct vdsokit_image *img = scratch;
+	memset(img, 0, sizeof(*img));
+	img->data = data;
+	img->size = avail;
+	int err = parse_header(img);
 	if (err)
 		return err;
-	const struct elf_layout *L = layout_of(&img);
+	const struct elf_layout *L = layout_of(img);
 	size_t phoff;
 	unsigned phnum;
-	err = program_header_table(&img, &phoff, &phnum);
+	err = program_header_table(img, &phoff, &phnum);
 	if (err)
 		return err;
 	uint64_t end = 0;
 	for (unsigned i = 0; i < phnum; i++) {
 		size_t ph = phoff + (size_t)i * L->phdr_size;
-		if (rd32(&img, ph + L->p_type) != PT_LOAD)
+		if (rd32(img, ph + L->p_type) != PT_LOAD)
 			continue;
-		uint64_t offset = rdword(&img, ph + L->p_offset);
-		uint64_t filesz = rdword(&img, ph + L->p_filesz);
+		uint64_t offset = rdword(img, ph + L->p_offset);
+		uint64_t filesz = rdword(img, ph + L->p_filesz);
 		/* Checked without wrapping: offset + filesz must fit a size_t. */
 		if (offset > SIZE_MAX || filesz > SIZE_MAX - offset)
 			return VDSOKIT_IMAGE_BAD_PHDR;
@@ -281,7 +287,7 @@ int vdsokit__image_extent(const void *data, size_t avail, size_t *extent)
 	return VDSOKIT_IMAGE_OK;
 }
 
-void vdsokit__image_find_build_id(struct vdsokit_image *img, size_t off, size_t len)
+static void find_build_id(struct vdsokit_image *img, size_t off, size_t len)
 {
 	size_t end = off + len;
 	/* Each note: namesz, descsz, type, then name and desc padded to 4. */
@@ -348,12 +354,12 @@ static int parse_dynamic(struct vdsokit_image *img, size_t dyn_off, size_t dyn_s
 	if (!(img->flags & (VDSOKIT_IMAGE_HAS_SYSV_HASH | VDSOKIT_IMAGE_HAS_GNU_HASH)))
 		return VDSOKIT_IMAGE_NO_HASH;
 	if (img->flags & VDSOKIT_IMAGE_HAS_SYSV_HASH) {
-		int err = vdsokit__image_parse_sysv_hash(img, hash);
+		int err = parse_sysv_hash(img, hash);
 		if (err)
 			return err;
 	}
 	if (img->flags & VDSOKIT_IMAGE_HAS_GNU_HASH) {
-		int err = vdsokit__image_parse_gnu_hash(img, gnu_hash);
+		int err = parse_gnu_hash(img, gnu_hash);
 		if (err)
 			return err;
 	}
@@ -371,10 +377,16 @@ static int parse_dynamic(struct vdsokit_image *img, size_t dyn_off, size_t dyn_s
 		if (vaddr_to_offset(img, verdef, &off))
 			return VDSOKIT_IMAGE_BAD_VERDEF;
 		img->verdef = off;
-		return vdsokit__image_parse_verdefs(img, verdefnum);
+		return parse_verdefs(img, verdefnum);
 	}
 	return VDSOKIT_IMAGE_OK;
 }
+
+/* Caller-allocated: a change of its size is a change of the ABI (include/vdsokit.h). */
+_Static_assert(sizeof(struct vdsokit_image) == (sizeof(void *) == 8 ? 248 : 192),
+	       "struct vdsokit_image keeps its size: new fields come out of reserved[]");
+_Static_assert(sizeof(struct vdsokit_route_info) == (sizeof(void *) == 8 ? 80 : 44),
+	       "struct vdsokit_route_info keeps its size: new fields come out of reserved[]");
 
 VDSO_EXPORT int vdsokit_image_parse(struct vdsokit_image *img, const void *data, size_t size)
 {
@@ -391,6 +403,8 @@ VDSO_EXPORT int vdsokit_image_parse(struct vdsokit_image *img, const void *data,
 		err = parse_program_headers(img, &dyn_off, &dyn_size);
 	if (!err)
 		err = parse_dynamic(img, dyn_off, dyn_size);
+	if (!err)
+		img->version = VDSOKIT_IMAGE_VERSION;
 	if (err) {
 		/* Leave nothing a caller could mistake for a parsed image. */
 		unsigned cls = img->elf_class, be = img->big_endian, mach = img->machine;
@@ -430,7 +444,7 @@ static uint64_t hash_word(const struct vdsokit_image *img, size_t index)
 	return img->hash_entry_size == 8 ? rd64(img, off) : rd32(img, off);
 }
 
-int vdsokit__image_parse_sysv_hash(struct vdsokit_image *img, uint64_t vaddr)
+static int parse_sysv_hash(struct vdsokit_image *img, uint64_t vaddr)
 {
 	size_t off;
 	unsigned es = img->hash_entry_size;
@@ -463,7 +477,7 @@ static size_t gnu_chain_offset(const struct vdsokit_image *img, uint32_t sym)
 	return in_image(img, off, 4) ? (size_t)off : 0;
 }
 
-int vdsokit__image_parse_gnu_hash(struct vdsokit_image *img, uint64_t vaddr)
+static int parse_gnu_hash(struct vdsokit_image *img, uint64_t vaddr)
 {
 	size_t off;
 	if (vaddr_to_offset(img, vaddr, &off) || !in_image(img, off, 16))
@@ -520,7 +534,7 @@ int vdsokit__image_parse_gnu_hash(struct vdsokit_image *img, uint64_t vaddr)
 /* Elf_Verdef and Elf_Verdaux are the same for both classes. */
 enum { VD_SIZE = 20, VDA_SIZE = 8 };
 
-int vdsokit__image_parse_verdefs(struct vdsokit_image *img, uint64_t declared)
+static int parse_verdefs(struct vdsokit_image *img, uint64_t declared)
 {
 	uint64_t off = img->verdef;
 	uint32_t n = 0;
@@ -573,7 +587,7 @@ VDSO_EXPORT int vdsokit_image_verdef(const struct vdsokit_image *img, uint32_t i
 		return -EINVAL;
 	size_t off = img->verdef;
 	for (uint32_t k = 0; k < i; k++)
-		off += rd32(img, off + 16);   /* checked by vdsokit__image_parse_verdefs */
+		off += rd32(img, off + 16);   /* checked by parse_verdefs */
 	return vdsokit_image_verdef_at(img, off, def);
 }
 
@@ -582,7 +596,7 @@ static int find_verdef(const struct vdsokit_image *img, unsigned ndx, struct vds
 {
 	size_t off = img->verdef;
 	for (uint32_t i = 0; (img->flags & VDSOKIT_IMAGE_HAS_VERDEF) && i < img->verdef_count; i++) {
-		/* The chain was checked whole by vdsokit__image_parse_verdefs. */
+		/* The chain was checked whole by parse_verdefs. */
 		if (rd16(img, off + 4) == ndx && !(rd16(img, off + 2) & VER_FLG_BASE))
 			return vdsokit_image_verdef_at(img, off, def);
 		off += rd32(img, off + 16);
@@ -641,7 +655,7 @@ VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i
 	return err;
 }
 
-int vdsokit__image_find_version(const struct vdsokit_image *img, const char *version,
+int vdsokit_lib_image_find_version(const struct vdsokit_image *img, const char *version,
 				struct vdsokit_verdef *def)
 {
 	if (!(img->flags & VDSOKIT_IMAGE_HAS_VERDEF))
@@ -649,7 +663,7 @@ int vdsokit__image_find_version(const struct vdsokit_image *img, const char *ver
 	uint32_t hash = vdsokit_elf_hash(version);
 	size_t off = img->verdef;
 	for (uint32_t i = 0; i < img->verdef_count; i++) {
-		/* The chain was checked whole by vdsokit__image_parse_verdefs. */
+		/* The chain was checked whole by parse_verdefs. */
 		if (!(rd16(img, off + 2) & VER_FLG_BASE) && rd32(img, off + 8) == hash) {
 			vdsokit_image_verdef_at(img, off, def);
 			/* The definition's hash must agree with its name, as the loader checks. */
@@ -734,7 +748,7 @@ static int lookup_gnu(const struct vdsokit_image *img, const char *name, uint32_
 	return -ENOENT;
 }
 
-int vdsokit__image_lookup_in(const struct vdsokit_image *img, const char *name, uint32_t name_gnu_hash,
+int vdsokit_lib_image_lookup_in(const struct vdsokit_image *img, const char *name, uint32_t name_gnu_hash,
 			     const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
 {
 	/* GNU hash has a bloom filter: faster misses.  Either gives the same answer. */
@@ -755,13 +769,13 @@ VDSO_EXPORT int vdsokit_image_lookup(const struct vdsokit_image *img, const char
 	/* Unversioned images match any version; a version they do not define, nothing. */
 	uint32_t hash = vdsokit_gnu_hash(name);
 	if (!version || !(img->flags & VDSOKIT_IMAGE_HAS_VERSYM))
-		return vdsokit__image_lookup_in(img, name, hash, NULL, sym);
-	if (vdsokit__image_find_version(img, version, &def))
+		return vdsokit_lib_image_lookup_in(img, name, hash, NULL, sym);
+	if (vdsokit_lib_image_find_version(img, version, &def))
 		return -ENOENT;
-	return vdsokit__image_lookup_in(img, name, hash, &def, sym);
+	return vdsokit_lib_image_lookup_in(img, name, hash, &def, sym);
 }
 
-int vdsokit__image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym)
+int vdsokit_lib_image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym)
 {
 	return sym->address && sym->offset >= img->exec_lo && sym->offset < img->exec_hi;
 }

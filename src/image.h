@@ -10,17 +10,14 @@ struct vdsokit_image;
 struct vdsokit_symbol;
 struct vdsokit_verdef;
 
-void vdsokit__image_find_build_id(struct vdsokit_image *img, size_t off, size_t len);
-int vdsokit__image_parse_sysv_hash(struct vdsokit_image *img, uint64_t vaddr);
-int vdsokit__image_parse_gnu_hash(struct vdsokit_image *img, uint64_t vaddr);
-int vdsokit__image_parse_verdefs(struct vdsokit_image *img, uint64_t declared);
-
 /*
  * The size of the image whose first avail bytes are at data: the end of
  * its furthest PT_LOAD in the file.  Reads only the ELF and program
- * headers, which must lie inside avail.  0, or a positive vdsokit_image_error.
+ * headers, which must lie inside avail; scratch is the caller's (it is
+ * overwritten), so that a first call does not hold two images on its
+ * stack.  0, or a positive vdsokit_image_error.
  */
-int vdsokit__image_extent(const void *data, size_t avail, size_t *extent);
+int vdsokit_lib_image_extent(struct vdsokit_image *scratch, const void *data, size_t avail, size_t *extent);
 
 /*
  * vdsokit_image_lookup() in two steps, for a caller looking up several
@@ -28,12 +25,12 @@ int vdsokit__image_extent(const void *data, size_t avail, size_t *extent);
  * defines none of that name), then each name in it (version NULL: any),
  * given with its vdsokit_gnu_hash().
  */
-int vdsokit__image_find_version(const struct vdsokit_image *img, const char *version,
+int vdsokit_lib_image_find_version(const struct vdsokit_image *img, const char *version,
 				struct vdsokit_verdef *def);
-int vdsokit__image_lookup_in(const struct vdsokit_image *img, const char *name, uint32_t name_gnu_hash,
+int vdsokit_lib_image_lookup_in(const struct vdsokit_image *img, const char *name, uint32_t name_gnu_hash,
 			     const struct vdsokit_verdef *version, struct vdsokit_symbol *sym);
 
 /* Whether a resolved symbol lies inside an executable segment. */
-int vdsokit__image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym);
+int vdsokit_lib_image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym);
 
 #endif

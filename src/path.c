@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* vdsokit_route_of: which path a call takes, and why; names for the enums. */
+/* vdsokit_route_of: which route a call takes, and why; names for the enums. */
 #include <string.h>
 #include <time.h>
 
 #include "internal.h"
 
-static void path_syscall(struct vdsokit_route_info *p, enum vdsokit_reason why, const char *name, long nr)
+static void route_syscall(struct vdsokit_route_info *p, enum vdsokit_reason why, const char *name, long nr)
 {
 	p->route = VDSOKIT_ROUTE_SYSCALL;
 	p->reason = why;
@@ -13,89 +13,105 @@ static void path_syscall(struct vdsokit_route_info *p, enum vdsokit_reason why, 
 	p->syscall_nr = nr;
 }
 
-static void path_vdso(struct vdsokit_route_info *p, const struct vdsokit_entry *e)
+/* Why no entry serves a call: no image at all, or this image lacks it. */
+static enum vdsokit_reason why_not(const struct found *f, const struct choice *c)
 {
+	if (f->status == FOUND_NO_VDSO)
+		return VDSOKIT_REASON_NO_VDSO;
+	if (f->status == FOUND_BAD_IMAGE)
+		return VDSOKIT_REASON_BAD_IMAGE;
+	return c->reason;
+}
+
+/* A call served by its entry or one syscall. */
+static void route_simple(struct vdsokit_route_info *p, const struct found *f, enum vdsokit_func fn,
+			 const char *sysname, long nr)
+{
+	struct choice c = vdsokit_lib_choose(f, fn);
+	memset(p, 0, sizeof(*p));
+	p->syscall_nr = -1;
+	if (!c.fn) {
+		route_syscall(p, why_not(f, &c), sysname, nr);
+		return;
+	}
 	p->route = VDSOKIT_ROUTE_VDSO;
-	p->reason = e->reason; /* OK, or TIME32 for a 32-bit-time entry */
-	p->symbol = vdsokit_arch_symbols[e->sym].name;
-	p->version = e->version;
-	p->address = e->fn;
+	p->reason = c.reason; /* OK, or TIME32 for a 32-bit-time entry */
+	p->symbol = vdsokit_lib_arch_symbols[c.sym].name;
+	p->version = c.version;
+	p->address = c.fn;
 }
 
-/* A function served by one entry or one syscall. */
-static void path_simple(struct vdsokit_route_info *p, const struct vdsokit_entry *e,
-			const char *sysname, long nr)
+/* clock_gettime/clock_getres: the entry for the clocks it reads in user space. */
+static void route_clock(struct vdsokit_route_info *p, const struct found *f, enum vdsokit_func fn,
+			clockid_t clock, const char *sysname, long nr)
 {
-	if (entry_in_use(e))
-		path_vdso(p, e);
-	else
-		path_syscall(p, e->fn ? VDSOKIT_REASON_TIME32_OVERFLOWED : e->reason, sysname, nr);
-}
-
-static void path_clock(struct vdsokit_route_info *p, const struct vdsokit_entry *e,
-		       clockid_t clock, const char *sysname, long nr)
-{
-	if (!entry_in_use(e))
-		path_syscall(p, e->fn ? VDSOKIT_REASON_TIME32_OVERFLOWED : e->reason, sysname, nr);
-	else if ((unsigned)clock < 32 && (entry_clocks(e) >> clock) & 1)
-		path_vdso(p, e);
-	else
+	route_simple(p, f, fn, sysname, nr);
+	if (p->route == VDSOKIT_ROUTE_VDSO && !clock_in(vdsokit_lib_vdso_clocks(fn), clock)) {
 		/* The vDSO would only make this syscall itself: the library makes it. */
-		path_syscall(p, VDSOKIT_REASON_CLOCK_IN_KERNEL, sysname, nr);
+		memset(p, 0, sizeof(*p));
+		route_syscall(p, VDSOKIT_REASON_CLOCK_IN_KERNEL, sysname, nr);
+	}
 }
 
 VDSO_EXPORT int vdsokit_route_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_route_info *p)
 {
 	if (!p)
 		return -EINVAL;
-	const struct vdsokit_state *s = vdsokit_state();
+	const struct found *f = vdsokit_lib_found();
 	memset(p, 0, sizeof(*p));
 	p->syscall_nr = -1;
+	p->route = VDSOKIT_ROUTE_NONE;
 	switch (fn) {
 	case VDSOKIT_FN_CLOCK_GETTIME:
-		path_clock(p, &s->gettime, clock,
-			   vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
+		route_clock(p, f, fn, clock, vdsokit_lib_name_gettime, vdsokit_lib_nr_gettime);
 		return 0;
 	case VDSOKIT_FN_CLOCK_GETRES:
-		path_clock(p, &s->getres, clock,
-			   vdsokit__sys_clock_getres_name(), vdsokit__sys_clock_getres_nr());
+		route_clock(p, f, fn, clock, vdsokit_lib_name_getres, vdsokit_lib_nr_getres);
 		return 0;
 	case VDSOKIT_FN_GETTIMEOFDAY:
 #if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
-		path_simple(p, &s->gettimeofday, "gettimeofday", __NR_gettimeofday);
+		route_simple(p, f, fn, "gettimeofday", __NR_gettimeofday);
 #else
-		path_simple(p, &s->gettimeofday, vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
+		/* No 64-bit-time gettimeofday syscall: without its entry, CLOCK_REALTIME's route. */
+		route_simple(p, f, fn, vdsokit_lib_name_gettime, vdsokit_lib_nr_gettime);
+		if (p->route != VDSOKIT_ROUTE_VDSO)
+			route_clock(p, f, VDSOKIT_FN_CLOCK_GETTIME, CLOCK_REALTIME, vdsokit_lib_name_gettime,
+				    vdsokit_lib_nr_gettime);
 #endif
 		return 0;
 	case VDSOKIT_FN_TIME:
-		if (entry_in_use(&s->time))
-			path_vdso(p, &s->time);
-		else
+		route_simple(p, f, fn, vdsokit_lib_name_gettime, vdsokit_lib_nr_gettime);
+		if (p->route != VDSOKIT_ROUTE_VDSO)
 			/* time() is the seconds of CLOCK_REALTIME_COARSE, whichever way it goes. */
-			path_clock(p, &s->gettime, CLOCK_REALTIME_COARSE,
-				   vdsokit__sys_clock_gettime_name(), vdsokit__sys_clock_gettime_nr());
+			route_clock(p, f, VDSOKIT_FN_CLOCK_GETTIME, CLOCK_REALTIME_COARSE,
+				    vdsokit_lib_name_gettime, vdsokit_lib_nr_gettime);
 		return 0;
-	case VDSOKIT_FN_GETCPU:
+	case VDSOKIT_FN_GETCPU: {
 		/* symbol/syscall: what answers a call that wants the node too. */
-		path_simple(p, &s->getcpu, "getcpu", __NR_getcpu);
-		if (s->rseq_covers & RSEQ_COVERS_CPU) {
+		route_simple(p, f, fn, "getcpu", __NR_getcpu);
+		intptr_t rseq_cpu = ROUTE(rseq_cpu);
+		if (rseq_cpu & VDSOKIT__RSEQ_CPU) {
 			p->route = VDSOKIT_ROUTE_RSEQ;
-			p->reason = s->rseq_covers & RSEQ_COVERS_NODE ? VDSOKIT_REASON_RSEQ_AREA
-								      : VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY;
+			p->reason = rseq_cpu & VDSOKIT__RSEQ_NODE ? VDSOKIT_REASON_RSEQ_AREA
+								   : VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY;
 		}
 		return 0;
-	case VDSOKIT_FN_GETRANDOM:
-		if (s->getrandom.fn && !vdsokit__random_vdso_usable())
-			path_syscall(p, VDSOKIT_REASON_NO_STATE, "getrandom", __NR_getrandom);
-		else
-			path_simple(p, &s->getrandom, "getrandom", __NR_getrandom);
+	}
+	case VDSOKIT_FN_GETRANDOM: {
+		route_simple(p, f, fn, "getrandom", __NR_getrandom);
+		enum vdsokit_reason why = vdsokit_lib_random_reason(f);
+		if (p->route == VDSOKIT_ROUTE_VDSO && why != VDSOKIT_REASON_OK) {
+			memset(p, 0, sizeof(*p));
+			route_syscall(p, why, "getrandom", __NR_getrandom);
+		}
 		return 0;
+	}
 	case VDSOKIT_FN_THREAD_POINTER:
 #if ARCH_HAS_TP_REGISTER
 		p->route = VDSOKIT_ROUTE_REGISTER;
 		p->reason = VDSOKIT_REASON_ABI_REGISTER;
 #elif defined(__NR_get_thread_area)
-		path_simple(p, &s->thread_area, "get_thread_area", __NR_get_thread_area);
+		route_simple(p, f, fn, "get_thread_area", __NR_get_thread_area);
 #else
 		p->route = VDSOKIT_ROUTE_NONE;
 		p->reason = VDSOKIT_REASON_NOT_ON_ARCH;
@@ -108,29 +124,31 @@ VDSO_EXPORT int vdsokit_route_of(enum vdsokit_func fn, clockid_t clock, struct v
 
 VDSO_EXPORT int vdsokit_bare_entry(enum vdsokit_func fn, const void **entry, int *time64)
 {
-	const struct vdsokit_entry *e;
 	if (!entry)
 		return -EINVAL;
 	*entry = NULL;
-	const struct vdsokit_state *s = vdsokit_state();
 	switch (fn) {
-	case VDSOKIT_FN_CLOCK_GETTIME: e = &s->gettime; break;
-	case VDSOKIT_FN_CLOCK_GETRES: e = &s->getres; break;
-	case VDSOKIT_FN_GETTIMEOFDAY: e = &s->gettimeofday; break;
-	case VDSOKIT_FN_TIME: e = &s->time; break;
-	case VDSOKIT_FN_GETCPU: e = &s->getcpu; break;
+	case VDSOKIT_FN_CLOCK_GETTIME:
+	case VDSOKIT_FN_CLOCK_GETRES:
+	case VDSOKIT_FN_GETTIMEOFDAY:
+	case VDSOKIT_FN_TIME:
+	case VDSOKIT_FN_GETCPU:
+		break;
 	case VDSOKIT_FN_GETRANDOM:
-	case VDSOKIT_FN_THREAD_POINTER: return -EOPNOTSUPP;
-	default: return -EINVAL;
+	case VDSOKIT_FN_THREAD_POINTER:
+		return -EOPNOTSUPP;
+	default:
+		return -EINVAL;
 	}
 	if (ARCH_VDSO_CALL5)
 		return -EOPNOTSUPP; /* only the arch's call sequence is correct */
-	/* What path_of names: an entry dropped after a 32-bit overflow is none. */
-	if (!entry_in_use(e))
+	/* What route_of names: an entry dropped after a 32-bit wrap is none. */
+	struct choice c = vdsokit_lib_choose(vdsokit_lib_found(), fn);
+	if (!c.fn)
 		return -ENOENT;
-	*entry = e->fn;
+	*entry = c.fn;
 	if (time64)
-		*time64 = (int)e->time64;
+		*time64 = (int)c.time64;
 	return 0;
 }
 
@@ -183,6 +201,8 @@ VDSO_EXPORT const char *vdsokit_reason_text(enum vdsokit_reason reason)
 		return "read from the libc's rseq area, the node too";
 	case VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY:
 		return "cpu_id only: the node from the vDSO or the syscall";
+	case VDSOKIT_REASON_NO_EXIT_HOOK:
+		return "no async-signal-safe thread-exit hook for getrandom's states (libvdsokit loaded after 32 pthread keys)";
 	}
 	return "unknown";
 }

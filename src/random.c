@@ -2,50 +2,36 @@
 /*
  * getrandom through the vDSO (Linux 6.11+), else the syscall.
  *
- * The vDSO generates from a per-thread opaque state that the kernel sizes
- * and wipes: the library asks for the state's size, protection and mmap
- * flags, maps states in pages shared by many threads (never one across a
- * page boundary, each on its own cache line), and gives each thread one on
- * its first call.  The kernel's mmap flags (MAP_DROPPABLE) wipe the states
- * in a forked child, so parent and child never repeat each other's output.
- *
- * Who holds a state is a fact, not an inference from thread ids:
- *   - a state's owner word holds the address of its thread's record (a
- *     thread-local variable), written only by a compare-and-swap from 0 —
- *     no two live threads have one address, and nobody but the owner (or
- *     its own exit hook) ever clears it;
- *   - a thread gives its states back at exit, from a pthread key destructor;
- *     threads that never exit in this process (a fork child's missing
- *     threads) keep theirs, which bounds the loss by the parent's threads;
- *   - fork, _Fork, syscall(SYS_fork), clone without CLONE_VM: the child's
- *     only thread keeps its state (its record's address is the same, the
- *     kernel wiped the bytes), and nothing in the registry waits on a
- *     thread that the child does not have: there is no lock to inherit;
- *   - vfork: the child runs on its parent's thread record, so a state it
- *     claims is its parent thread's, given back at that thread's exit.
- * A call takes its thread's state out of the record for its duration: a
- * signal handler that interrupts it finds none and claims another (two
- * states never serve one call at once); the interrupted call, back, keeps
- * one of the two.  A handler that leaves by siglongjmp abandons a state
- * still owned by the thread: the next call claims a new one, and the
- * thread's exit hook takes back (and wipes) every state it still owns.
- *
- * Nothing here blocks or takes a lock, so a first call may be in a signal
- * handler: when no state can be had (mapping failed, the thread is
- * exiting) that call takes the syscall.  The first call of a thread maps
- * states when none is free (mmap) and registers its exit hook
- * (pthread_setspecific, which allocates nothing for the key the library
- * created at load time among the process's first 32).
+ * The vDSO generates from an opaque per-thread state whose size, protection
+ * and mapping flags the kernel gives.  The rules, glibc's:
+ *   1. A thread reaches its one state through its own TLS (`mine`).
+ *   2. A call marks it in use for its duration.  A call that finds it in use
+ *      (a signal handler that interrupted a call) takes the syscall and
+ *      claims nothing.
+ *   3. A call left by siglongjmp leaves the mark: its thread takes the
+ *      syscall from then on, and keeps its one state until it exits.
+ *   4. States come from page-aligned blocks in which none crosses a page,
+ *      through a free list: a thread's first call pops one, its exit pushes
+ *      it back (a pthread key destructor).  Each is one compare-and-swap,
+ *      whatever the number of threads; blocks are added, doubling, only
+ *      when the list is empty, so memory is bounded by the most threads
+ *      alive at once.
+ *   5. A fork child's thread keeps its own state (its TLS is a copy; the
+ *      kernel wipes the state's bytes, MAP_DROPPABLE); the list is a copy of
+ *      one consistent moment, since it changes by single compare-and-swaps.
+ * The library is never unloaded (-z nodelete): states and exit hooks stay
+ * valid for every thread, whatever dlclose() is called.
  */
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
 
 #include "internal.h"
 
-/* For the tests (tests/lib/random-*.c), declared there too: not public. */
-void *vdsokit__random_thread_state(size_t *len);
+/* For the tests (tests/lib/random-*.c), declared there too: not exported. */
+void *vdsokit_lib_random_thread_state(size_t *len);
 
 #ifndef GRND_RANDOM
 #define GRND_RANDOM 0x0002
@@ -56,18 +42,8 @@ static ssize_t sys_getrandom(void *buf, size_t len, unsigned flags)
 	return sys3(__NR_getrandom, buf, len, flags);
 }
 
-/* ---- the vDSO path --------------------------------------------------- */
-
 #if defined(ARCH_HAS_MMAP) || defined(ARCH_HAS_SYSCALL6)
 #define RANDOM_VDSO_POSSIBLE 1
-
-/* The kernel's struct vgetrandom_opaque_params. */
-struct opaque_params {
-	uint32_t size_of_opaque_state;
-	uint32_t mmap_prot;
-	uint32_t mmap_flags;
-	uint32_t reserved[13];
-};
 
 static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 {
@@ -81,10 +57,22 @@ static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 	return (unsigned long)r > -4096UL ? NULL : (void *)r;
 }
 
+static inline long call_getrandom(long (*fn)(void *, size_t, unsigned, void *, size_t), void *buf,
+				  size_t len, unsigned flags, void *state, size_t state_len)
+{
+#if ARCH_VDSO_CALL5
+	return VCALL5(long, fn, buf, len, flags, state, state_len);
+#else
+	return fn(buf, len, flags, state, state_len);
+#endif
+}
+
+/* ---- what the vDSO asks for ------------------------------------------ */
+
 /*
- * States start on their own cache line so that two threads never share one;
- * 128 bytes covers the 128-byte lines (and adjacent-line prefetch) of the
- * architectures the kernel gives a vDSO getrandom, s390's 256 excepted.
+ * States start on a cache line of their own, so that two threads never
+ * share one: 128 bytes covers the lines (and adjacent-line prefetch) of the
+ * architectures with a vDSO getrandom, s390's 256-byte lines excepted.
  */
 #if defined(__s390x__)
 #define STATE_ALIGN 256
@@ -92,352 +80,318 @@ static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 #define STATE_ALIGN 128
 #endif
 
-enum { PARAMS_UNKNOWN, PARAMS_READY, PARAMS_UNAVAILABLE };
+/* The kernel's struct vgetrandom_opaque_params. */
+struct opaque_params {
+	uint32_t size_of_opaque_state;
+	uint32_t mmap_prot;
+	uint32_t mmap_flags;
+	uint32_t reserved[13];
+};
+
+enum { PARAMS_UNKNOWN, PARAMS_READY, PARAMS_UNUSABLE };
 
 /*
- * What the vDSO said about its states.  Any thread that finds the status
- * UNKNOWN asks the vDSO and stores the (same) answer: nobody waits for
- * another thread's question, which a fork or a signal could leave
- * unanswered.  Fields are atomics: several threads may store them.
+ * Any thread that finds the status UNKNOWN asks the vDSO and stores the
+ * (same) answer, the status last: nobody waits for another's question.
  */
 static struct {
-	int status;            /* PARAMS_*; leaves UNKNOWN once, by CAS          */
-	size_t state_size;     /* exactly what the kernel asked for              */
-	size_t stride;         /* state_size rounded up to STATE_ALIGN           */
-	unsigned prot, flags;
+	int status;      /* PARAMS_*                                        */
+	uint32_t size;   /* exactly what the kernel asked for               */
+	uint32_t prot, flags;
+	uint32_t stride; /* size rounded up to STATE_ALIGN                  */
+	uint32_t per_page;
+	size_t page;
 } params;
 
-static size_t state_size(void) { return __atomic_load_n(&params.state_size, __ATOMIC_RELAXED); }
-static size_t stride(void) { return __atomic_load_n(&params.stride, __ATOMIC_RELAXED); }
+#define PARAM(field) __atomic_load_n(&params.field, __ATOMIC_RELAXED)
 
-/*
- * The registry of states: chunks, each one mapping of states (the kernel's
- * flags: it may wipe them) and, in ordinary memory, each state's owner word.
- * Chunks are only ever added, pushed at the head with a compare-and-swap:
- * two threads that find the registry full at once both add one, which
- * costs memory only until they are used, and no lock is ever held.
- */
-#define OWNER_FREE ((uintptr_t)0)
-#define OWNER_SEALED ((uintptr_t)1) /* unloading: never to be claimed again */
-
-struct chunk {
-	struct chunk *next;
-	unsigned char *states;
-	size_t states_len, count;
-	size_t hint;           /* atomic: where the next claim starts looking   */
-	uintptr_t *owner;      /* atomic: OWNER_*, or the owning thread record  */
-};
-
-/*
- * The first chunk's header is static, so that a library loaded and unloaded
- * again and again maps nothing but its states, which unloading unmaps.
- * Later headers are never unmapped: a thread may be scanning one at exit.
- */
-#define FIRST_CHUNK_MAX 64
-static struct chunk first_chunk;
-static uintptr_t first_chunk_owner[FIRST_CHUNK_MAX];
-static int first_chunk_taken;  /* atomic: a grower has the static header   */
-
-static struct chunk *chunks;   /* atomic: the newest chunk                  */
-static size_t state_total;     /* atomic: states in every chunk             */
-
-/* A thread's part: its identity is this record's address. */
-struct thread_random {
-	void *state;           /* its state; NULL: none yet, or a call has it   */
-	unsigned held;         /* atomic: registry states owned by this record  */
-	unsigned char registered; /* its exit hook is set                        */
-	unsigned char exiting;    /* its exit hook ran: the syscall from now on  */
-};
-static __thread struct thread_random this_thread __attribute__((tls_model("initial-exec")));
-
-static pthread_key_t exit_key;
-static int exit_key_ready;
-
-static uintptr_t my_token(void)
+/* 0 when states can be used. */
+static int ask_params(long (*fn)(void *, size_t, unsigned, void *, size_t))
 {
-	return (uintptr_t)&this_thread;
-}
-
-static struct chunk *chunk_of(const void *state)
-{
-	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next)
-		if ((const unsigned char *)state >= c->states &&
-		    (const unsigned char *)state < c->states + c->count * stride())
-			return c;
-	return NULL;
-}
-
-/*
- * A free state now owned by `token`, or NULL.  Each chunk is searched from
- * its hint, the slot after the last claim or the last one given back, so
- * that a claim after a thread's exit finds that thread's state at once and
- * a full registry is searched only before it grows (doubling): O(1)
- * amortised, whatever the number of live threads.
- */
-static void *claim_free(uintptr_t token)
-{
-	size_t step = stride();
-	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next) {
-		size_t n = c->count;
-		size_t i = __atomic_load_n(&c->hint, __ATOMIC_RELAXED);
-		for (size_t k = 0; k < n; k++, i++) {
-			if (i >= n)
-				i = 0;
-			uintptr_t expected = OWNER_FREE;
-			if (__atomic_load_n(&c->owner[i], __ATOMIC_RELAXED) == OWNER_FREE &&
-			    __atomic_compare_exchange_n(&c->owner[i], &expected, token, 0,
-							__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-				__atomic_store_n(&c->hint, i + 1, __ATOMIC_RELAXED);
-				return c->states + i * step;
-			}
-		}
-	}
-	return NULL;
-}
-
-/* Gives a state of this thread's back to the registry. */
-static void release_state(void *state)
-{
-	struct chunk *c = chunk_of(state);
-	if (!c)
-		return;
-	size_t i = (size_t)((unsigned char *)state - c->states) / stride();
-	__atomic_store_n(&c->owner[i], OWNER_FREE, __ATOMIC_RELEASE);
-	__atomic_store_n(&c->hint, i, __ATOMIC_RELAXED);
-	__atomic_fetch_sub(&this_thread.held, 1, __ATOMIC_RELAXED);
-}
-
-/*
- * Adds a chunk as large as all the others together (16 states at least),
- * so that the searches before each growth cost O(1) per thread.
- */
-static int grow(void)
-{
-	size_t page = vdsokit__auxv(AT_PAGESZ);
-	if (!page)
-		page = 4096;
-	size_t per_page = page / stride(); /* >= 1: query_params refuses larger states */
-	size_t total = __atomic_load_n(&state_total, __ATOMIC_RELAXED);
-	size_t count = total > 16 ? total : 16;
-	struct chunk *c;
-	size_t header_len = 0;
-	int no = 0;
-	if (__atomic_compare_exchange_n(&first_chunk_taken, &no, 1, 0, __ATOMIC_ACQUIRE,
-					__ATOMIC_RELAXED)) {
-		c = &first_chunk;
-		c->owner = first_chunk_owner;
-		if (count > FIRST_CHUNK_MAX)
-			count = FIRST_CHUNK_MAX;
-	} else {
-		header_len = sizeof(struct chunk) + count * sizeof(uintptr_t);
-		c = sys_mmap(header_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
-		if (!c)
-			return -1;
-		c->owner = (uintptr_t *)(c + 1);
-	}
-	size_t pages = (count + per_page - 1) / per_page;
-	unsigned char *states = sys_mmap(pages * page, __atomic_load_n(&params.prot, __ATOMIC_RELAXED),
-					 __atomic_load_n(&params.flags, __ATOMIC_RELAXED));
-	if (!states) {
-		if (header_len)
-			sys2(__NR_munmap, c, header_len);
-		else
-			__atomic_store_n(&first_chunk_taken, 0, __ATOMIC_RELEASE);
-		return -1;
-	}
-	/* Owners are zero (a fresh mapping, or the never used static array). */
-	c->states = states;
-	c->states_len = pages * page;
-	c->count = count;
-	c->hint = 0;
-	c->next = __atomic_load_n(&chunks, __ATOMIC_RELAXED);
-	while (!__atomic_compare_exchange_n(&chunks, &c->next, c, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-		;
-	__atomic_fetch_add(&state_total, count, __ATOMIC_RELAXED);
-	return 0;
-}
-
-static inline long call_getrandom(const void *fn, void *buf, size_t len, unsigned flags,
-				  void *state, size_t state_len)
-{
-#if ARCH_VDSO_CALL5
-	return VCALL5(long, fn, buf, len, flags, state, state_len);
-#else
-	return ((vdsokit_getrandom_fn)fn)(buf, len, flags, state, state_len);
-#endif
-}
-
-/* Asks the vDSO for the state parameters; 0 when states can be used. */
-static int query_params(const struct vdsokit_state *s)
-{
-	int st = __atomic_load_n(&params.status, __ATOMIC_ACQUIRE);
-	if (likely(st == PARAMS_READY))
+	int status = __atomic_load_n(&params.status, __ATOMIC_ACQUIRE);
+	if (likely(status == PARAMS_READY))
 		return 0;
-	if (st == PARAMS_UNAVAILABLE)
+	if (status == PARAMS_UNUSABLE)
 		return -1;
 	struct opaque_params p;
 	memset(&p, 0, sizeof(p));
-	long r = call_getrandom(s->getrandom.fn, NULL, 0, 0, &p, ~(size_t)0);
-	size_t page = vdsokit__auxv(AT_PAGESZ);
-	size_t step = ((size_t)p.size_of_opaque_state + STATE_ALIGN - 1) & ~(size_t)(STATE_ALIGN - 1);
-	/* A state (on its own cache lines) larger than a page could not avoid crossing one. */
-	int ok = r == 0 && p.size_of_opaque_state > 0 && step <= (page ? page : 4096);
-	if (ok) {
-		/* The exact size: the kernel's vDSO takes the syscall on any other. */
-		__atomic_store_n(&params.state_size, p.size_of_opaque_state, __ATOMIC_RELAXED);
-		__atomic_store_n(&params.stride, step, __ATOMIC_RELAXED);
+	long r = call_getrandom(fn, NULL, 0, 0, &p, ~(size_t)0);
+	size_t page = vdsokit_lib_auxv(AT_PAGESZ);
+	if (!page)
+		page = 4096;
+	size_t stride = ((size_t)p.size_of_opaque_state + STATE_ALIGN - 1) & ~(size_t)(STATE_ALIGN - 1);
+	/* A state (on its own cache lines) larger than a page would cross one. */
+	status = r == 0 && p.size_of_opaque_state > 0 && stride <= page ? PARAMS_READY : PARAMS_UNUSABLE;
+	if (status == PARAMS_READY) {
+		__atomic_store_n(&params.size, p.size_of_opaque_state, __ATOMIC_RELAXED);
 		__atomic_store_n(&params.prot, p.mmap_prot, __ATOMIC_RELAXED);
 		__atomic_store_n(&params.flags, p.mmap_flags, __ATOMIC_RELAXED);
+		__atomic_store_n(&params.stride, (uint32_t)stride, __ATOMIC_RELAXED);
+		__atomic_store_n(&params.per_page, (uint32_t)(page / stride), __ATOMIC_RELAXED);
+		__atomic_store_n(&params.page, page, __ATOMIC_RELAXED);
 	}
-	st = PARAMS_UNKNOWN;
-	__atomic_compare_exchange_n(&params.status, &st, ok ? PARAMS_READY : PARAMS_UNAVAILABLE, 0,
-				    __ATOMIC_RELEASE, __ATOMIC_ACQUIRE);
-	return __atomic_load_n(&params.status, __ATOMIC_ACQUIRE) == PARAMS_READY ? 0 : -1;
+	__atomic_store_n(&params.status, status, __ATOMIC_RELEASE);
+	return status == PARAMS_READY ? 0 : -1;
 }
 
-/* A state for this thread's call, claimed now; NULL: use the syscall. */
-static void *acquire_state(const struct vdsokit_state *s)
+/* ---- the free list ---------------------------------------------------- */
+
+/*
+ * States are numbered: block k holds per_page << k of them (2^k pages),
+ * numbers from per_page * (2^k - 1) on.  The list's head is one word: a tag
+ * in its upper half, counting every change, and the first free number in
+ * its lower half (all ones: empty).  A pop that read the head before
+ * another thread's change fails its compare-and-swap (the tag moved) unless
+ * 2^16 changes came between (2^32 on 64-bit ABIs): a thread would have to
+ * stall there while tens of thousands of others start and exit.
+ */
+#define INDEX_BITS (sizeof(uintptr_t) * 4)
+#define INDEX_MASK (((uintptr_t)1 << INDEX_BITS) - 1)
+#define INDEX_NONE INDEX_MASK
+#define MAX_BLOCKS (INDEX_BITS - 1)
+
+static uintptr_t head = INDEX_NONE;  /* atomic                                */
+static unsigned blocks_claimed;      /* atomic: block numbers handed out      */
+static struct block {
+	unsigned char *states;       /* the kernel's mapping: its prot and flags */
+	uint32_t *next;              /* per state: the next free number        */
+} blocks[MAX_BLOCKS];                /* each pointer stored once              */
+
+static unsigned block_of(uintptr_t n, uintptr_t *first)
 {
-	/*
-	 * Without the exit hook (a call from a constructor that ran before the
-	 * library's, or no key left) a state could not be given back: this
-	 * call takes the syscall, and later ones try again.
-	 */
-	if (this_thread.exiting || !__atomic_load_n(&exit_key_ready, __ATOMIC_ACQUIRE) ||
-	    query_params(s))
-		return NULL;
-	if (!this_thread.registered) {
-		/* The exit hook first: a state is never claimed that exit would not give back. */
-		if (pthread_setspecific(exit_key, &this_thread))
-			return NULL;
-		this_thread.registered = 1;
-	}
-	uintptr_t token = my_token();
-	void *state = claim_free(token);
-	if (!state && grow() == 0)
-		state = claim_free(token);
-	if (state)
-		__atomic_fetch_add(&this_thread.held, 1, __ATOMIC_RELAXED);
-	return state;
+	uintptr_t per_page = PARAM(per_page);
+	uintptr_t q = n / per_page + 1;
+	unsigned k = (unsigned)(sizeof(long) * 8 - 1) - (unsigned)__builtin_clzl((unsigned long)q);
+	*first = per_page * (((uintptr_t)1 << k) - 1);
+	return k;
 }
 
-/* -ENOSYS: no state for this call (or the vDSO refuses): take the syscall. */
-static ssize_t random_via_vdso(const struct vdsokit_state *s, void *buf, size_t len, unsigned flags)
+static uint32_t *next_of(uintptr_t n)
 {
-	/* Take the state out of the record: a signal handler now claims its own. */
-	void *state = this_thread.state;
-	this_thread.state = NULL;
+	uintptr_t first;
+	unsigned k = block_of(n, &first);
+	return &__atomic_load_n(&blocks[k].next, __ATOMIC_RELAXED)[n - first];
+}
+
+static void *state_of(uintptr_t n)
+{
+	uintptr_t first, per_page = PARAM(per_page);
+	unsigned k = block_of(n, &first);
+	uintptr_t j = n - first;
+	return __atomic_load_n(&blocks[k].states, __ATOMIC_RELAXED) + j / per_page * PARAM(page) +
+	       j % per_page * PARAM(stride);
+}
+
+/* Puts the chain first .. last (already linked) at the head of the list. */
+static void push_chain(uintptr_t first, uintptr_t last)
+{
+	uintptr_t h = __atomic_load_n(&head, __ATOMIC_RELAXED), next;
+	do {
+		__atomic_store_n(next_of(last), (uint32_t)(h & INDEX_MASK), __ATOMIC_RELAXED);
+		next = ((h >> INDEX_BITS) + 1) << INDEX_BITS | first;
+	} while (!__atomic_compare_exchange_n(&head, &h, next, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+/* Maps one more block, keeps its first state and frees the rest: the number kept, or INDEX_NONE. */
+static uintptr_t grow(void)
+{
+	unsigned k = __atomic_fetch_add(&blocks_claimed, 1, __ATOMIC_RELAXED);
+	uintptr_t per_page = PARAM(per_page), page = PARAM(page);
+	if (k >= MAX_BLOCKS || per_page << k >> k != per_page)
+		return INDEX_NONE;
+	uintptr_t count = per_page << k, first = per_page * (((uintptr_t)1 << k) - 1);
+	if (first + count > INDEX_NONE || first + count < first)
+		return INDEX_NONE;
+	unsigned char *states = sys_mmap(((uintptr_t)1 << k) * page, PARAM(prot), PARAM(flags));
+	uint32_t *next = sys_mmap(count * sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+	if (!states || !next) {
+		/* This number stays a hole: the next block doubles. */
+		if (states)
+			sys2(__NR_munmap, states, ((uintptr_t)1 << k) * page);
+		if (next)
+			sys2(__NR_munmap, next, count * sizeof(uint32_t));
+		return INDEX_NONE;
+	}
+	for (uintptr_t j = 1; j + 1 < count; j++)
+		next[j] = (uint32_t)(first + j + 1);
+	__atomic_store_n(&blocks[k].next, next, __ATOMIC_RELAXED);
+	__atomic_store_n(&blocks[k].states, states, __ATOMIC_RELAXED);
+	if (count > 1)
+		push_chain(first + 1, first + count - 1); /* release: the block before its numbers */
+	return first;
+}
+
+/* A free state's number, or INDEX_NONE. */
+static uintptr_t pop(void)
+{
+	uintptr_t h = __atomic_load_n(&head, __ATOMIC_ACQUIRE);
+	for (;;) {
+		uintptr_t n = h & INDEX_MASK;
+		if (n == INDEX_NONE)
+			return grow();
+		/* Stale when another thread popped n meanwhile: then the tag moved and the CAS fails. */
+		uintptr_t next = __atomic_load_n(next_of(n), __ATOMIC_RELAXED);
+		uintptr_t popped = ((h >> INDEX_BITS) + 1) << INDEX_BITS | next;
+		if (__atomic_compare_exchange_n(&head, &h, popped, 1, __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+			return n;
+	}
+}
+
+/* ---- a thread's state ------------------------------------------------- */
+
+/* The state's address, with IN_USE during a call (and for good once the thread exits). */
+#define IN_USE ((uintptr_t)1)
+
+static __thread struct {
+	uintptr_t state;       /* 0: none yet                                  */
+	uintptr_t number;      /* its number on the free list                  */
+	unsigned char hooked;  /* the exit hook is set for this thread         */
+} mine __attribute__((tls_model("initial-exec")));
+
+static pthread_key_t exit_key;
+static int exit_hook_usable; /* atomic: see random_create_exit_key */
+
+/*
+ * glibc's pthread_setspecific allocates, the first time in a thread, for a
+ * key past its first 32 (PTHREAD_KEY_2NDLEVEL_SIZE): a first call in a
+ * signal handler could then deadlock in calloc.  musl's never allocates.
+ */
+#ifdef __GLIBC__
+#define KEY_NEVER_ALLOCATES(key) ((key) < 32)
+#else
+#define KEY_NEVER_ALLOCATES(key) 1
+#endif
+
+static void on_thread_exit(void *unused)
+{
+	(void)unused; /* the key's value only makes the hook run */
+	uintptr_t v = mine.state;
+	mine.state = IN_USE; /* a call from a later destructor takes the syscall */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (unlikely(state == NULL)) {
-		state = acquire_state(s);
-		if (!state)
+	if (v & ~IN_USE) {
+		/* A call left by siglongjmp may have left the vDSO's own in-use mark: wipe it. */
+		if (v & IN_USE)
+			memset((void *)(v & ~IN_USE), 0, PARAM(size));
+		push_chain(mine.number, mine.number);
+	}
+}
+
+/* At load, so that the key is among the process's first and its use allocates nothing. */
+__attribute__((constructor)) static void random_create_exit_key(void)
+{
+	if (pthread_key_create(&exit_key, on_thread_exit) == 0 && KEY_NEVER_ALLOCATES(exit_key))
+		__atomic_store_n(&exit_hook_usable, 1, __ATOMIC_RELEASE);
+}
+
+/* All signals blocked (1) or the old mask back (0): the kernel's sigset, raw, async-signal-safe. */
+#define KERNEL_SIGSET_BYTES ((_NSIG - 1) / 8)
+static int mask_signals(int block, unsigned long *old)
+{
+	unsigned long all[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
+	memset(all, 0xff, sizeof(all));
+	if (block)
+		return arch_syscall4(__NR_rt_sigprocmask, SIG_SETMASK, (long)all, (long)old, KERNEL_SIGSET_BYTES) ? -1 : 0;
+	return (int)arch_syscall4(__NR_rt_sigprocmask, SIG_SETMASK, (long)old, 0, KERNEL_SIGSET_BYTES);
+}
+
+/*
+ * This thread's first state, with signals blocked: no handler can run (and
+ * leave by siglongjmp) between taking it off the list and recording it.
+ * 0: none could be had (this call takes the syscall; a later one tries again).
+ */
+static __attribute__((noinline)) uintptr_t claim(void)
+{
+	unsigned long old[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
+	uintptr_t v = 0;
+	if (mask_signals(1, old) != 0)
+		return 0;
+	if (!mine.hooked && pthread_setspecific(exit_key, &mine) == 0)
+		mine.hooked = 1;
+	if (mine.hooked) {
+		uintptr_t n = pop();
+		if (n != INDEX_NONE) {
+			v = (uintptr_t)state_of(n);
+			mine.number = n;
+			mine.state = v | IN_USE;
+		}
+	}
+	mask_signals(0, old);
+	return v;
+}
+
+/* -ENOSYS: this call takes the syscall. */
+static ssize_t random_via_vdso(long (*fn)(void *, size_t, unsigned, void *, size_t), void *buf, size_t len,
+			       unsigned flags)
+{
+	uintptr_t v = mine.state;
+	if (unlikely(v & IN_USE))
+		return -ENOSYS; /* a call of this thread is under way, was abandoned, or it exited */
+	mine.state = v | IN_USE;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (unlikely(v == 0)) {
+		if (!__atomic_load_n(&exit_hook_usable, __ATOMIC_ACQUIRE) || ask_params(fn) != 0 ||
+		    (v = claim()) == 0) {
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			mine.state = 0;
 			return -ENOSYS;
+		}
 	}
-	ssize_t r = call_getrandom(s->getrandom.fn, buf, len, flags, state, state_size());
+	ssize_t r = call_getrandom(fn, buf, len, flags, (void *)v, PARAM(size));
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (likely(this_thread.state == NULL))
-		this_thread.state = state;
-	else
-		release_state(state); /* a handler left its own: one is enough */
+	mine.state = v;
 	return r;
 }
 
-/*
- * Every state this thread owns, back to the registry.  One abandoned by a
- * siglongjmp out of a call may have been left marked in use by the vDSO:
- * those are wiped, as the kernel wipes states in a fork child.
- */
-static void release_all_mine(void)
+enum vdsokit_reason vdsokit_lib_random_reason(const struct found *f)
 {
-	void *state = this_thread.state;
-	this_thread.state = NULL;
-	if (state)
-		release_state(state);
-	if (__atomic_load_n(&this_thread.held, __ATOMIC_RELAXED) == 0)
-		return;
-	uintptr_t token = my_token();
-	size_t step = stride();
-	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next)
-		for (size_t i = 0; i < c->count; i++)
-			if (__atomic_load_n(&c->owner[i], __ATOMIC_RELAXED) == token) {
-				memset(c->states + i * step, 0, step);
-				release_state(c->states + i * step);
-			}
+	long (*fn)(void *, size_t, unsigned, void *, size_t) = ROUTE(getrandom);
+	if (!fn || !vdsokit_lib_choose(f, VDSOKIT_FN_GETRANDOM).fn)
+		return VDSOKIT_REASON_OK; /* no entry: route_of says why */
+	if (!__atomic_load_n(&exit_hook_usable, __ATOMIC_ACQUIRE))
+		return VDSOKIT_REASON_NO_EXIT_HOOK;
+	return ask_params(fn) == 0 ? VDSOKIT_REASON_OK : VDSOKIT_REASON_NO_STATE;
 }
 
-static void on_thread_exit(void *record)
-{
-	(void)record; /* &this_thread: the key's value only makes the hook run */
-	this_thread.exiting = 1;
-	release_all_mine();
-}
-
-/* At load time, so that the key is among the process's first and costs no allocation. */
-__attribute__((constructor)) static void random_create_exit_key(void)
-{
-	if (pthread_key_create(&exit_key, on_thread_exit) == 0)
-		__atomic_store_n(&exit_key_ready, 1, __ATOMIC_RELEASE);
-}
-
-/*
- * At unload (dlclose, or exit): no exit hook of this image may run any
- * more, and the states of every chunk in which no thread holds one are
- * unmapped.  Each free slot is sealed first with a compare-and-swap, so
- * that no thread can claim it after the check; a chunk with a holder stays
- * mapped, since at exit that thread may be inside a call right now.  Later
- * calls in this image take the syscall.
- */
-__attribute__((destructor)) static void random_unload(void)
-{
-	if (__atomic_exchange_n(&exit_key_ready, 0, __ATOMIC_ACQ_REL))
-		pthread_key_delete(exit_key);
-	int ready = __atomic_exchange_n(&params.status, PARAMS_UNAVAILABLE, __ATOMIC_ACQ_REL);
-	if (ready != PARAMS_READY)
-		return;
-	release_all_mine();
-	for (struct chunk *c = __atomic_load_n(&chunks, __ATOMIC_ACQUIRE); c; c = c->next) {
-		int held = 0;
-		for (size_t i = 0; i < c->count && !held; i++) {
-			uintptr_t expected = OWNER_FREE;
-			if (!__atomic_compare_exchange_n(&c->owner[i], &expected, OWNER_SEALED, 0,
-							 __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
-				held = expected != OWNER_SEALED;
-		}
-		if (!held)
-			sys2(__NR_munmap, c->states, c->states_len);
-	}
-}
-
-/* For the tests: this thread's state (NULL before its first call) and its length. */
-void *vdsokit__random_thread_state(size_t *len)
+void *vdsokit_lib_random_thread_state(size_t *len)
 {
 	if (len)
-		*len = state_size();
-	return this_thread.state;
+		*len = PARAM(size);
+	return (void *)(mine.state & ~IN_USE);
 }
 #else
 #define RANDOM_VDSO_POSSIBLE 0
-static ssize_t random_via_vdso(const struct vdsokit_state *s, void *buf, size_t len, unsigned flags)
+static ssize_t random_via_vdso(long (*fn)(void *, size_t, unsigned, void *, size_t), void *buf, size_t len,
+			       unsigned flags)
 {
-	(void)s, (void)buf, (void)len, (void)flags;
+	(void)fn, (void)buf, (void)len, (void)flags;
 	return -ENOSYS;
 }
 
-void *vdsokit__random_thread_state(size_t *len)
+enum vdsokit_reason vdsokit_lib_random_reason(const struct found *f)
+{
+	return vdsokit_lib_choose(f, VDSOKIT_FN_GETRANDOM).fn ? VDSOKIT_REASON_NO_STATE : VDSOKIT_REASON_OK;
+}
+
+void *vdsokit_lib_random_thread_state(size_t *len)
 {
 	if (len)
 		*len = 0;
 	return NULL;
 }
 #endif
+
 /* ---- public ---------------------------------------------------------- */
 
 VDSO_EXPORT ssize_t vdsokit_getrandom(void *buf, size_t len, unsigned flags)
 {
-	const struct vdsokit_state *s = vdsokit_state();
+	long (*fn)(void *, size_t, unsigned, void *, size_t) = ROUTE(getrandom);
+	if (unlikely(fn == NULL)) {
+		vdsokit_lib_ensure_resolved();
+		fn = ROUTE(getrandom);
+	}
 	/* GRND_RANDOM reads the blocking pool, which only the syscall serves. */
-	if (RANDOM_VDSO_POSSIBLE && s->getrandom.fn && !(flags & GRND_RANDOM)) {
-		ssize_t r = random_via_vdso(s, buf, len, flags);
+	if (likely(fn != NULL) && !(flags & GRND_RANDOM)) {
+		ssize_t r = random_via_vdso(fn, buf, len, flags);
 		if (likely(r != -ENOSYS))
 			return r;
 	}
@@ -449,25 +403,12 @@ VDSO_EXPORT ssize_t vdsokit_getrandom_via(enum vdsokit_route route, void *buf, s
 	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_getrandom(buf, len, flags);
 	if (route == VDSOKIT_ROUTE_VDSO) {
-		const struct vdsokit_state *s = vdsokit_state();
-		return RANDOM_VDSO_POSSIBLE && s->getrandom.fn ? random_via_vdso(s, buf, len, flags)
-							       : -ENOSYS;
+		const void *fn = vdsokit_lib_choose(vdsokit_lib_found(), VDSOKIT_FN_GETRANDOM).fn;
+		return fn ? random_via_vdso((long (*)(void *, size_t, unsigned, void *, size_t))(uintptr_t)fn, buf,
+					    len, flags)
+			  : -ENOSYS;
 	}
 	if (route != VDSOKIT_ROUTE_AUTO)
 		return -EINVAL;
 	return vdsokit_getrandom(buf, len, flags);
-}
-
-int vdsokit__random_vdso_usable(void)
-{
-#if RANDOM_VDSO_POSSIBLE
-	const struct vdsokit_state *s = vdsokit_state();
-	if (!s->getrandom.fn)
-		return 0;
-	query_params(s);
-	/* While another thread is asking, the answer is not "no". */
-	return __atomic_load_n(&params.status, __ATOMIC_ACQUIRE) != PARAMS_UNAVAILABLE;
-#else
-	return 0;
-#endif
 }

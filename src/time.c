@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
- * clock_gettime, clock_getres, gettimeofday and time: the vDSO entry chosen
- * at init, else the syscall.  On 32-bit architectures everything is
- * returned as 64-bit time: 32-bit vDSO results are checked for overflow
- * and replaced by the clock_gettime64 syscall when they wrapped.
+ * clock_gettime, clock_getres, gettimeofday and time: the route src/vdso.c
+ * published, else the syscall.  On 32-bit architectures everything is
+ * returned as 64-bit time: a 32-bit-time entry's answers are checked for a
+ * wrap (after 2038), which drops the entry for good.
  */
 #include <sys/time.h>
 #include <time.h>
@@ -29,10 +29,8 @@
 #define NAME_GETRES "clock_getres"
 #endif
 
-long vdsokit__sys_clock_gettime_nr(void) { return NR_GETTIME; }
-long vdsokit__sys_clock_getres_nr(void) { return NR_GETRES; }
-const char *vdsokit__sys_clock_gettime_name(void) { return NAME_GETTIME; }
-const char *vdsokit__sys_clock_getres_name(void) { return NAME_GETRES; }
+const long vdsokit_lib_nr_gettime = NR_GETTIME, vdsokit_lib_nr_getres = NR_GETRES;
+const char vdsokit_lib_name_gettime[] = NAME_GETTIME, vdsokit_lib_name_getres[] = NAME_GETRES;
 
 #if !ARCH_NATIVE_TIME64 && defined(__NR_clock_gettime64) && defined(__NR_clock_gettime)
 /* Kernels before 5.1 have only the 32-bit syscalls. */
@@ -49,7 +47,7 @@ static int sys_time32(long nr, clockid_t clock, struct vdsokit_timespec *ts)
 #define OLD_TIME32_FALLBACK 1
 #endif
 
-static inline int sys_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts)
+static int sys_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts)
 {
 	int r = (int)sys2(NR_GETTIME, clock, ts);
 #ifdef OLD_TIME32_FALLBACK
@@ -82,107 +80,33 @@ static inline int timeval_from_kernel(struct vdsokit_timeval *tv, const struct a
 	return 0;
 }
 
-static int sys_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
-{
-#if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
-	if (TIMEVAL_IS_OURS || !tv)
-		return (int)sys2(__NR_gettimeofday, tv, tz);
-	struct arch_kernel_timeval k;
-	int r = (int)sys2(__NR_gettimeofday, &k, tz);
-	return r ? r : timeval_from_kernel(tv, &k);
-#else
-	/* No 64-bit gettimeofday syscall exists: derive it, y2038-safe. */
-	if (tv) {
-		struct vdsokit_timespec ts;
-		int r = sys_clock_gettime(CLOCK_REALTIME, &ts);
-		if (r)
-			return r;
-		tv->tv_sec = ts.tv_sec;
-		tv->tv_usec = ts.tv_nsec / 1000;
-	}
-	if (tz) {
-#ifdef __NR_gettimeofday
-		return (int)sys2(__NR_gettimeofday, NULL, tz);
-#else
-		tz->tz_minuteswest = 0; /* no kernel timezone without the syscall (rv32) */
-		tz->tz_dsttime = 0;
-#endif
-	}
-	return 0;
-#endif
-}
-
-/* ---- the inline path's 32-bit-time entries ---------------------------- */
-
-/* What programs of ILP32 ABIs inline beside vdsokit__fast_v1 (include/vdsokit.h). */
-VDSO_EXPORT struct vdsokit__fastpath_ilp32 vdsokit__fast_ilp32_v1;
-
-/*
- * Published with the rest of the fast path (src/vdso.c): a 32-bit-time
- * clock_gettime/clock_getres entry where it is all the kernel has (a
- * *_time64 one is in vdsokit__fast_v1 already), so that the program calls
- * it and widens the answer itself instead of calling the library to do
- * it (sparc32: 170 ns against glibc's 156 on MONOTONIC, emulated);
- * whether time() is CLOCK_REALTIME_COARSE's seconds, as vdsokit_time()
- * reads them when no time() entry is in use; and a 32-bit time() entry in
- * use (i386's __vdso_time: 83 ns through the library against 43 bare,
- * emulated).
- */
-void vdsokit__time_publish_fast_path(const struct vdsokit_state *s)
-{
-	if (!LIB_FASTPATH_INLINE)
-		return;
-	if (!ARCH_NATIVE_TIME64 && !s->gettime.time64 && entry_clocks(&s->gettime)) {
-		__atomic_store_n(&vdsokit__fast_ilp32_v1.gettime32,
-				 (vdsokit_fast_clock32_fn)(uintptr_t)s->gettime.fn, __ATOMIC_RELAXED);
-		__atomic_store_n(&vdsokit__fast_ilp32_v1.gettime32_clocks, entry_clocks(&s->gettime),
-				 __ATOMIC_RELEASE);
-	}
-	if (!ARCH_NATIVE_TIME64 && !s->getres.time64 && entry_clocks(&s->getres)) {
-		__atomic_store_n(&vdsokit__fast_ilp32_v1.getres32,
-				 (vdsokit_fast_clock32_fn)(uintptr_t)s->getres.fn, __ATOMIC_RELAXED);
-		__atomic_store_n(&vdsokit__fast_ilp32_v1.getres32_clocks, entry_clocks(&s->getres),
-				 __ATOMIC_RELEASE);
-	}
-	if (!entry_in_use(&s->time))
-		__atomic_store_n(&vdsokit__fast_ilp32_v1.time_is_coarse, 1, __ATOMIC_RELEASE);
-#if !ARCH_VDSO_CALL5
-	else if (!ARCH_NATIVE_TIME64 && !s->time.time64)
-		__atomic_store_n(&vdsokit__fast_ilp32_v1.time32,
-				 (long (*)(long *))(uintptr_t)s->time.fn, __ATOMIC_RELEASE);
-#endif
-}
-
-/* A 32-bit-time entry's seconds wrapped: nobody calls it again, inlined or not. */
-static void time32_entry_wrapped(const struct vdsokit_entry *e)
-{
-	vdsokit__entry_overflowed(e);
-	const struct vdsokit_state *s = vdsokit_state();
-	if (e == &s->gettime)
-		__atomic_store_n(&vdsokit__fast_ilp32_v1.gettime32_clocks, 0, __ATOMIC_RELEASE);
-	if (e == &s->getres)
-		__atomic_store_n(&vdsokit__fast_ilp32_v1.getres32_clocks, 0, __ATOMIC_RELEASE);
-	if (e == &s->time)
-		__atomic_store_n(&vdsokit__fast_ilp32_v1.time32, NULL, __ATOMIC_RELEASE);
-}
-
 /* ---- vDSO calls ------------------------------------------------------ */
 
-/*
- * One call of a clock_gettime/clock_getres entry.  -EOVERFLOW: a 32-bit
- * entry's seconds wrapped (after 2038) and the syscall must answer.
- */
-static inline int call_clock(const struct vdsokit_entry *e, clockid_t clock, struct vdsokit_timespec *ts)
+/* A clock route's function: the vDSO's entry, or the library's first-call function (a C one). */
+typedef int (*clock_fn)(clockid_t, struct vdsokit_timespec *);
+
+static inline int call_clock64(clock_fn fn, clock_fn first, clockid_t clock, struct vdsokit_timespec *ts)
 {
 #if ARCH_VDSO_CALL5
-#define CALL_CLOCK(ptr) VCALL2(int, e->fn, clock, (ptr))
+	if (unlikely(fn == first))
+		return first(clock, ts);
+	return VCALL2(int, fn, clock, ts);
 #else
-#define CALL_CLOCK(ptr) ((vdsokit_clock_fn)e->fn)(clock, (ptr))
+	(void)first;
+	return fn(clock, ts);
 #endif
-	if (ARCH_NATIVE_TIME64 || e->time64)
-		return CALL_CLOCK(ts);
+}
+
+/* A 32-bit-time entry, widened; -EOVERFLOW once its seconds have wrapped (after 2038). */
+static inline int call_clock32(int (*fn)(clockid_t, struct vdsokit__timespec32 *), clockid_t clock,
+			       struct vdsokit_timespec *ts)
+{
 	struct vdsokit__timespec32 t32;
-	int r = CALL_CLOCK(ts ? &t32 : NULL);
+#if ARCH_VDSO_CALL5
+	int r = VCALL2(int, fn, clock, ts ? &t32 : NULL);
+#else
+	int r = fn(clock, ts ? &t32 : NULL);
+#endif
 	if (r == 0 && ts) {
 		if (t32.tv_sec < 0)
 			return -EOVERFLOW;
@@ -190,73 +114,73 @@ static inline int call_clock(const struct vdsokit_entry *e, clockid_t clock, str
 		ts->tv_nsec = t32.tv_nsec;
 	}
 	return r;
-#undef CALL_CLOCK
-}
-
-static inline int call_gettimeofday(const struct vdsokit_entry *e, struct vdsokit_timeval *tv,
-				    struct timezone *tz)
-{
-#if ARCH_VDSO_CALL5
-#define CALL_GTOD(ptr) VCALL2(int, e->fn, (ptr), tz)
-#else
-#define CALL_GTOD(ptr) ((vdsokit_gtod_fn)e->fn)((ptr), tz)
-#endif
-	if (TIMEVAL_IS_OURS)
-		return CALL_GTOD(tv);
-	struct arch_kernel_timeval k;
-	int r = CALL_GTOD(tv ? &k : NULL);
-	return r == 0 && tv ? timeval_from_kernel(tv, &k) : r;
-#undef CALL_GTOD
-}
-
-/* The vDSO's time(): never fails; a negative 32-bit value has wrapped. */
-static inline int call_time(const struct vdsokit_entry *e, int64_t *t)
-{
-#if ARCH_VDSO_CALL5
-	ARCH_KERNEL_LONG v = VCALL2(long, e->fn, 0, 0);
-#else
-	ARCH_KERNEL_LONG v = ((vdsokit_time_fn)e->fn)(NULL);
-#endif
-	if (v < 0)
-		return v >= -4095 ? (int)v : -EOVERFLOW;
-	if (t)
-		*t = v;
-	return 0;
 }
 
 /*
- * Whether a vDSO answer hands the call to the syscall: -ENOSYS (the vDSO
- * asks for it: old mips kernels, a clock it cannot read) or a 32-bit-time
- * entry's -EOVERFLOW (past 2038: that entry is dropped for good).  The
- * caller then makes the syscall, never a second vDSO call.
+ * What the header's inline code does, for the library's own calls: the
+ * route's entry for a clock in its mask (its -ENOSYS, "ask the kernel",
+ * to the syscall); on 32-bit ABIs a 32-bit-time entry's route, whose wrap
+ * drops it; any other clock to the syscall.
  */
-static inline int vdso_declined(const struct vdsokit_entry *e, int r)
+static inline int clock_routed(const struct vdsokit__clock_route *route,
+			       const struct vdsokit__clock32_route *route32, clock_fn first,
+			       enum vdsokit_sym sym32, clock_fn sys, clockid_t clock, struct vdsokit_timespec *ts)
 {
-	if (r == -ENOSYS)
-		return 1;
-	if (!ARCH_NATIVE_TIME64 && r == -EOVERFLOW) {
-		if (!e->time64)
-			time32_entry_wrapped(e);
-		return 1;
+	if (likely(clock_in(__atomic_load_n(&route->clocks, __ATOMIC_RELAXED), clock))) {
+		int r = call_clock64(__atomic_load_n(&route->fn, __ATOMIC_RELAXED), first, clock, ts);
+		if (likely(r != -ENOSYS))
+			return r;
+		return sys(clock, ts);
 	}
-	return 0;
+	if (!ARCH_NATIVE_TIME64 && clock_in(__atomic_load_n(&route32->clocks, __ATOMIC_RELAXED), clock)) {
+		int (*fn)(clockid_t, struct vdsokit__timespec32 *) = __atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
+		if (likely(fn != NULL)) {
+			int r = call_clock32(fn, clock, ts);
+			if (likely(r != -ENOSYS && r != -EOVERFLOW))
+				return r;
+			if (r == -EOVERFLOW)
+				vdsokit_lib_drop_time32(sym32);
+		}
+	}
+	return sys(clock, ts);
 }
 
-static inline int clock_served(uint32_t clocks, clockid_t clock)
+#define GETTIME_ROUTED(clock, ts)                                                                  \
+	clock_routed(&vdsokit__routes_v2.gettime, &vdsokit__routes_v2.gettime32,                   \
+		     vdsokit_lib_clock_gettime_first, SYM_CLOCK_GETTIME, sys_clock_gettime, (clock), (ts))
+#define GETRES_ROUTED(clock, res)                                                                  \
+	clock_routed(&vdsokit__routes_v2.getres, &vdsokit__routes_v2.getres32,                     \
+		     vdsokit_lib_clock_getres_first, SYM_CLOCK_GETRES, sys_clock_getres, (clock), (res))
+
+/*
+ * The clock routes' first functions (src/vdso.c): they resolve, then take
+ * the route that resolution published, which is never them again.
+ */
+int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res);
+
+int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	return (unsigned)clock < 32 && (clocks >> clock) & 1;
+	vdsokit_lib_found();
+	return GETTIME_ROUTED(clock, ts);
+}
+
+int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res)
+{
+	vdsokit_lib_found();
+	return GETRES_ROUTED(clock, res);
 }
 
 /* ---- public ---------------------------------------------------------- */
 
-/* clock_gettime through entry e, or the syscall when the vDSO declines. */
-static inline int gettime_through(const struct vdsokit_entry *e, clockid_t clock,
-				  struct vdsokit_timespec *ts)
+VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	int r = call_clock(e, clock, ts);
-	if (likely(!vdso_declined(e, r)))
-		return r;
-	return sys_clock_gettime(clock, ts);
+	return GETTIME_ROUTED(clock, ts);
+}
+
+VDSO_EXPORT int vdsokit_clock_getres(clockid_t clock, struct vdsokit_timespec *res)
+{
+	return GETRES_ROUTED(clock, res);
 }
 
 VDSO_EXPORT int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts)
@@ -269,137 +193,178 @@ VDSO_EXPORT int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_ti
 	return sys_clock_getres(clock, res);
 }
 
-/*
- * The inlined call's 32-bit-time entry answered seconds that wrapped (after
- * 2038): as the library's own call does, the entry is dropped and the
- * system call answers.
- */
+/* The inlined call found a 32-bit-time entry's seconds wrapped (after 2038). */
 VDSO_EXPORT int vdsokit__clock_gettime_wrapped(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	const struct vdsokit_state *s = vdsokit_state();
-	if (!ARCH_NATIVE_TIME64 && !s->gettime.time64 && s->gettime.fn)
-		time32_entry_wrapped(&s->gettime);
+	vdsokit_lib_drop_time32(SYM_CLOCK_GETTIME);
 	return sys_clock_gettime(clock, ts);
 }
 
 VDSO_EXPORT int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res)
 {
-	const struct vdsokit_state *s = vdsokit_state();
-	if (!ARCH_NATIVE_TIME64 && !s->getres.time64 && s->getres.fn)
-		time32_entry_wrapped(&s->getres);
+	vdsokit_lib_drop_time32(SYM_CLOCK_GETRES);
 	return sys_clock_getres(clock, res);
+}
+
+/* ---- gettimeofday ---------------------------------------------------- */
+
+static inline int call_gettimeofday(int (*fn)(void *, void *), struct vdsokit_timeval *tv, struct timezone *tz)
+{
+#if ARCH_VDSO_CALL5
+#define CALL_GTOD(ptr) VCALL2(int, fn, (ptr), tz)
+#else
+#define CALL_GTOD(ptr) fn((ptr), tz)
+#endif
+	if (TIMEVAL_IS_OURS)
+		return CALL_GTOD(tv);
+	struct arch_kernel_timeval k;
+	int r = CALL_GTOD(tv ? &k : NULL);
+	return r == 0 && tv ? timeval_from_kernel(tv, &k) : r;
+#undef CALL_GTOD
 }
 
 /*
- * Everything but the fast path, out of line so the fast path saves no
- * registers; programs that inline the fast path (vdsokit.h) call it too.
+ * Without a vDSO entry.  Where the kernel's time is 64-bit, its syscall.
+ * Elsewhere no gettimeofday syscall has 64-bit time: the time is the
+ * library's CLOCK_REALTIME (the vDSO's clock_gettime64 where there is one),
+ * and the timezone the 32-bit syscall's where the kernel still has it
+ * (without COMPAT_32BIT_TIME it has not: zero, as glibc gives).
  */
-VDSO_EXPORT __attribute__((noinline)) int vdsokit__clock_gettime_slow(clockid_t clock,
-								   struct vdsokit_timespec *ts)
+static int gettimeofday_without_entry(struct vdsokit_timeval *tv, struct timezone *tz)
 {
-	const struct vdsokit_state *s = vdsokit_state(); /* initialises on the first call */
-	if (clock_served(entry_clocks(&s->gettime), clock))
-		return gettime_through(&s->gettime, clock, ts);
-	return sys_clock_gettime(clock, ts);
-}
-
-/* vdsokit_clock_gettime's body, inlined into vdsokit_time too (no call through the PLT). */
-static inline int clock_gettime_fast(clockid_t clock, struct vdsokit_timespec *ts)
-{
-	/*
-	 * The mask (bits 0-30: clocks the vDSO reads in user space, bit 31:
-	 * ready) is published last, with release order, by the initialisation.
-	 * Ready: a clock in the mask goes to the vDSO, any other straight to
-	 * the syscall.  Before that, the slow path.
-	 */
-	uint32_t clocks = __atomic_load_n(&vdsokit__gettime_clocks, __ATOMIC_ACQUIRE);
-	if (likely((unsigned)clock < 31 && (clocks >> clock) & 1))
-		/* The mask is published after the state: this load sees it. */
-		return gettime_through(&__atomic_load_n(&vdsokit__published, __ATOMIC_RELAXED)->gettime,
-				       clock, ts);
-	if (likely(clocks != 0))
-		/* Ready, and the vDSO has no user-space read for this clock (or no vDSO). */
-		return sys_clock_gettime(clock, ts);
-	return vdsokit__clock_gettime_slow(clock, ts);
-}
-
-VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts)
-{
-	return clock_gettime_fast(clock, ts);
-}
-
-/* clock_getres before the library is ready, or for a clock its entry does not serve. */
-static __attribute__((noinline)) int clock_getres_slow(clockid_t clock, struct vdsokit_timespec *res)
-{
-	const struct vdsokit_state *s = vdsokit_state(); /* initialises on the first call */
-	if (clock_served(entry_clocks(&s->getres), clock)) {
-		int r = call_clock(&s->getres, clock, res);
-		if (!vdso_declined(&s->getres, r))
+#if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
+	if (TIMEVAL_IS_OURS || !tv)
+		return (int)sys2(__NR_gettimeofday, tv, tz);
+	struct arch_kernel_timeval k;
+	int r = (int)sys2(__NR_gettimeofday, &k, tz);
+	return r ? r : timeval_from_kernel(tv, &k);
+#else
+	if (tv) {
+		struct vdsokit_timespec ts;
+		int r = GETTIME_ROUTED(CLOCK_REALTIME, &ts);
+		if (r)
 			return r;
+		tv->tv_sec = ts.tv_sec;
+		tv->tv_usec = ts.tv_nsec / 1000;
 	}
-	return sys_clock_getres(clock, res);
+	if (tz) {
+#ifdef __NR_gettimeofday
+		if (sys2(__NR_gettimeofday, NULL, tz) == 0)
+			return 0;
+#endif
+		tz->tz_minuteswest = 0;
+		tz->tz_dsttime = 0;
+	}
+	return 0;
+#endif
 }
 
-/* As vdsokit_clock_gettime: the mask first, the state only for a call through it. */
-VDSO_EXPORT int vdsokit_clock_getres(clockid_t clock, struct vdsokit_timespec *res)
+static int sys_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
 {
-	uint32_t clocks = __atomic_load_n(&vdsokit__getres_clocks, __ATOMIC_ACQUIRE);
-	if (likely((unsigned)clock < 31 && (clocks >> clock) & 1)) {
-		const struct vdsokit_entry *e =
-			&__atomic_load_n(&vdsokit__published, __ATOMIC_RELAXED)->getres;
-		int r = call_clock(e, clock, res);
-		if (likely(!vdso_declined(e, r)))
+#if ARCH_NATIVE_TIME64 && defined(__NR_gettimeofday)
+	return gettimeofday_without_entry(tv, tz);
+#else
+	/* The syscall route: no vDSO at all. */
+	if (tv) {
+		struct vdsokit_timespec ts;
+		int r = sys_clock_gettime(CLOCK_REALTIME, &ts);
+		if (r)
 			return r;
-		return sys_clock_getres(clock, res);
+		tv->tv_sec = ts.tv_sec;
+		tv->tv_usec = ts.tv_nsec / 1000;
 	}
-	if (likely(clocks != 0))
-		return sys_clock_getres(clock, res);
-	return clock_getres_slow(clock, res);
+	return gettimeofday_without_entry(NULL, tz);
+#endif
 }
 
 VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
 {
-	const struct vdsokit_state *s = vdsokit_state();
-	if (likely(entry_in_use(&s->gettimeofday))) {
-		int r = call_gettimeofday(&s->gettimeofday, tv, tz);
-		if (likely(!vdso_declined(&s->gettimeofday, r)))
-			return r;
+	int (*fn)(void *, void *) = ROUTE(gettimeofday);
+	if (unlikely(fn == NULL)) {
+		vdsokit_lib_ensure_resolved();
+		fn = ROUTE(gettimeofday);
 	}
-	return sys_gettimeofday(tv, tz);
+	if (likely(fn != NULL)) {
+		int r = call_gettimeofday(fn, tv, tz);
+		if (likely(r != -ENOSYS && r != -EOVERFLOW))
+			return r;
+		if (r == -EOVERFLOW)
+			vdsokit_lib_drop_time32(SYM_GETTIMEOFDAY);
+	}
+	return gettimeofday_without_entry(tv, tz);
 }
 
-/*
- * time(): the vDSO's own entry where there is one; else the seconds of
- * CLOCK_REALTIME_COARSE, which is what the kernel's time() returns (the
- * seconds as of the last tick) and which the vDSO serves on every
- * architecture that has clock_gettime.
- */
-VDSO_EXPORT int vdsokit_time(int64_t *t)
+/* ---- time ------------------------------------------------------------ */
+
+/* The vDSO's time(): never fails; a negative 32-bit value has wrapped. */
+static inline int call_time(const void *fn, int64_t *t)
 {
-	const struct vdsokit_state *s = vdsokit_state();
-	if (entry_in_use(&s->time)) {
-		int r = call_time(&s->time, t);
-		if (!vdso_declined(&s->time, r))
-			return r;
-	}
-	struct vdsokit_timespec ts;
-	int r = clock_gettime_fast(CLOCK_REALTIME_COARSE, &ts);
-	if (r)
-		return r;
+#if ARCH_VDSO_CALL5
+	ARCH_KERNEL_LONG v = VCALL2(long, fn, 0, 0);
+#else
+	ARCH_KERNEL_LONG v = ((vdso_time_fn)(uintptr_t)fn)(NULL);
+#endif
+	if (v < 0)
+		return v >= -4095 ? (int)v : -EOVERFLOW;
 	if (t)
-		*t = ts.tv_sec;
+		*t = v;
 	return 0;
 }
 
-/* ---- one path only ---------------------------------------------------- */
+/* CLOCK_REALTIME_COARSE's seconds: what the kernel's time() returns (the last tick's). */
+static int time_from_coarse(int64_t *t)
+{
+	struct vdsokit_timespec ts;
+	int r = GETTIME_ROUTED(CLOCK_REALTIME_COARSE, &ts);
+	if (r == 0 && t)
+		*t = ts.tv_sec;
+	return r;
+}
+
+/* The vDSO's own time() where there is one; else CLOCK_REALTIME_COARSE's seconds. */
+VDSO_EXPORT int vdsokit_time(int64_t *t)
+{
+	const void *fn = ARCH_NATIVE_TIME64 ? (const void *)ROUTE(time) : (const void *)ROUTE(time32);
+	if (unlikely(fn == NULL)) {
+		vdsokit_lib_ensure_resolved();
+		fn = ARCH_NATIVE_TIME64 ? (const void *)ROUTE(time) : (const void *)ROUTE(time32);
+	}
+	if (likely(fn != NULL)) {
+		int r = call_time(fn, t);
+		if (likely(r != -ENOSYS && r != -EOVERFLOW))
+			return r;
+		if (r == -EOVERFLOW)
+			vdsokit_lib_drop_time32(SYM_TIME);
+	}
+	return time_from_coarse(t);
+}
+
+/* ---- one route only --------------------------------------------------- */
+
+/*
+ * The vDSO entry for fn, for VDSOKIT_ROUTE_VDSO: the one the calls use, or
+ * one they dropped after it wrapped (it may still be asked); NULL: none.
+ */
+static struct choice vdso_entry(enum vdsokit_func fn)
+{
+	const struct found *f = vdsokit_lib_found();
+	struct choice c = vdsokit_lib_choose(f, fn);
+	if (c.reason == VDSOKIT_REASON_TIME32_OVERFLOWED)
+		c.fn = __atomic_load_n(&f->addr[c.sym], __ATOMIC_RELAXED);
+	return c;
+}
 
 VDSO_EXPORT int vdsokit_clock_gettime_via(enum vdsokit_route route, clockid_t clock, struct vdsokit_timespec *ts)
 {
 	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_clock_gettime(clock, ts);
 	if (route == VDSOKIT_ROUTE_VDSO) {
-		const struct vdsokit_state *s = vdsokit_state();
-		return s->gettime.fn ? call_clock(&s->gettime, clock, ts) : -ENOSYS;
+		struct choice c = vdso_entry(VDSOKIT_FN_CLOCK_GETTIME);
+		if (!c.fn)
+			return -ENOSYS;
+		if (c.time64)
+			return call_clock64((clock_fn)(uintptr_t)c.fn, NULL, clock, ts);
+		return call_clock32((int (*)(clockid_t, struct vdsokit__timespec32 *))(uintptr_t)c.fn, clock, ts);
 	}
 	if (route != VDSOKIT_ROUTE_AUTO)
 		return -EINVAL;
@@ -411,8 +376,12 @@ VDSO_EXPORT int vdsokit_clock_getres_via(enum vdsokit_route route, clockid_t clo
 	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_clock_getres(clock, res);
 	if (route == VDSOKIT_ROUTE_VDSO) {
-		const struct vdsokit_state *s = vdsokit_state();
-		return s->getres.fn ? call_clock(&s->getres, clock, res) : -ENOSYS;
+		struct choice c = vdso_entry(VDSOKIT_FN_CLOCK_GETRES);
+		if (!c.fn)
+			return -ENOSYS;
+		if (c.time64)
+			return call_clock64((clock_fn)(uintptr_t)c.fn, NULL, clock, res);
+		return call_clock32((int (*)(clockid_t, struct vdsokit__timespec32 *))(uintptr_t)c.fn, clock, res);
 	}
 	if (route != VDSOKIT_ROUTE_AUTO)
 		return -EINVAL;
@@ -424,8 +393,8 @@ VDSO_EXPORT int vdsokit_gettimeofday_via(enum vdsokit_route route, struct vdsoki
 	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_gettimeofday(tv, tz);
 	if (route == VDSOKIT_ROUTE_VDSO) {
-		const struct vdsokit_state *s = vdsokit_state();
-		return s->gettimeofday.fn ? call_gettimeofday(&s->gettimeofday, tv, tz) : -ENOSYS;
+		const void *fn = vdso_entry(VDSOKIT_FN_GETTIMEOFDAY).fn;
+		return fn ? call_gettimeofday((int (*)(void *, void *))(uintptr_t)fn, tv, tz) : -ENOSYS;
 	}
 	if (route != VDSOKIT_ROUTE_AUTO)
 		return -EINVAL;
@@ -455,8 +424,8 @@ VDSO_EXPORT int vdsokit_time_via(enum vdsokit_route route, int64_t *t)
 #endif
 	}
 	if (route == VDSOKIT_ROUTE_VDSO) {
-		const struct vdsokit_state *s = vdsokit_state();
-		return s->time.fn ? call_time(&s->time, t) : -ENOSYS;
+		const void *fn = vdso_entry(VDSOKIT_FN_TIME).fn;
+		return fn ? call_time(fn, t) : -ENOSYS;
 	}
 	if (route != VDSOKIT_ROUTE_AUTO)
 		return -EINVAL;

@@ -32,14 +32,12 @@ static void *sys_thread_pointer(void)
  * through a pointer-returning type, gcc would read %a0 (m68k returns
  * pointers there), which holds whatever the vDSO left in it.
  */
-typedef unsigned long (*vdso_get_thread_area_fn)(void);
-
-static void *vdsokit_tp(const struct vdsokit_state *s)
+static void *call_thread_area(unsigned long (*fn)(void))
 {
 #if ARCH_VDSO_CALL5
-	return VCALL0(void *, s->thread_area.fn);
+	return VCALL0(void *, fn);
 #else
-	return (void *)((vdso_get_thread_area_fn)s->thread_area.fn)();
+	return (void *)fn();
 #endif
 }
 
@@ -48,9 +46,13 @@ VDSO_EXPORT void *vdsokit_thread_pointer(void)
 #if ARCH_HAS_TP_REGISTER
 	return arch_thread_pointer();
 #else
-	const struct vdsokit_state *s = vdsokit_state();
-	if (s->thread_area.fn)
-		return vdsokit_tp(s);
+	unsigned long (*fn)(void) = ROUTE(thread_area);
+	if (unlikely(fn == NULL)) {
+		vdsokit_lib_ensure_resolved();
+		fn = ROUTE(thread_area);
+	}
+	if (likely(fn != NULL))
+		return call_thread_area(fn);
 	return sys_thread_pointer();
 #endif
 }
@@ -60,8 +62,8 @@ VDSO_EXPORT void *vdsokit_thread_pointer_via(enum vdsokit_route route)
 	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_thread_pointer();
 	if (route == VDSOKIT_ROUTE_VDSO) {
-		const struct vdsokit_state *s = vdsokit_state();
-		return s->thread_area.fn ? vdsokit_tp(s) : NULL;
+		const void *fn = vdsokit_lib_choose(vdsokit_lib_found(), VDSOKIT_FN_THREAD_POINTER).fn;
+		return fn ? call_thread_area((unsigned long (*)(void))(uintptr_t)fn) : NULL;
 	}
 	if (route != VDSOKIT_ROUTE_AUTO)
 		return NULL;

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The Debian packages (debian/): `make deb` builds libvdsokit0,
+# The Debian packages (debian/): `make deb` builds libvdsokit1,
 # libvdsokit-dev and vdsokit with dpkg-buildpackage -us -uc -b from a copy
 # of the tree; unpacked into a scratch root (dpkg-deb -x), each holds its
 # files, a program builds through pkg-config against the -dev package and
@@ -39,7 +39,7 @@ else
 	exit
 fi
 
-for p in libvdsokit0 libvdsokit-dev vdsokit; do
+for p in libvdsokit1 libvdsokit-dev vdsokit; do
 	deb=$(ls "$out/${p}_${version}_"*.deb 2>/dev/null | head -1)
 	if [ -n "$deb" ] && dpkg-deb -x "$deb" "$root" && dpkg-deb -c "$deb" >"$tmp/$p.list"; then
 		ok "$p: built and unpacked ($(basename "$deb"))"
@@ -65,7 +65,7 @@ has() {
 		diag <"$tmp/$p.paths"
 	fi
 }
-has libvdsokit0 "$libdir/libvdsokit.so.0"
+has libvdsokit1 "$libdir/libvdsokit.so.1"
 has libvdsokit-dev usr/include/vdsokit.h "$libdir/libvdsokit.a" "$libdir/libvdsokit.so" \
 	"$libdir/pkgconfig/vdsokit.pc" usr/share/man/man3/libvdsokit.3.gz
 has vdsokit usr/bin/vdsokit usr/share/man/man1/vdsokit.1.gz
@@ -76,7 +76,7 @@ has vdsokit usr/bin/vdsokit usr/share/man/man1/vdsokit.1.gz
 make --no-print-directory -s install BUILD="$build" PREFIX=/usr LIBDIR="/$libdir" DESTDIR="$tmp/inst" >"$tmp/inst.out" 2>&1 ||
 	diag <"$tmp/inst.out"
 (cd "$tmp/inst" && find . ! -type d) | sed -E 's|^\./||; s|^(usr/share/man/.*)$|\1.gz|' | sort >"$tmp/installed"
-cat "$tmp/libvdsokit0.list" "$tmp/libvdsokit-dev.list" "$tmp/vdsokit.list" |
+cat "$tmp/libvdsokit1.list" "$tmp/libvdsokit-dev.list" "$tmp/vdsokit.list" |
 	awk '$1 !~ /^d/ { sub(/^\.\//, "", $6); print $6 }' | sort >"$tmp/packaged"
 comm -23 "$tmp/installed" "$tmp/packaged" >"$tmp/unpackaged"
 if [ -s "$tmp/installed" ] && [ ! -s "$tmp/unpackaged" ] && [ -z "$(uniq -d "$tmp/packaged")" ]; then
@@ -86,9 +86,9 @@ else
 	{ echo "installed, not packaged:"; cat "$tmp/unpackaged"; echo "in two packages:"; uniq -d "$tmp/packaged"; } | diag
 fi
 
-so=$root/$libdir/libvdsokit.so.0
+so=$root/$libdir/libvdsokit.so.1
 soname=$(objdump -p "$so" 2>/dev/null | awk '$1 == "SONAME" { print $2 }')
-if [ "$soname" = libvdsokit.so.0 ]; then ok "SONAME libvdsokit.so.0"; else not_ok "SONAME '$soname', want libvdsokit.so.0"; fi
+if [ "$soname" = libvdsokit.so.1 ]; then ok "SONAME libvdsokit.so.1"; else not_ok "SONAME '$soname', want libvdsokit.so.1"; fi
 
 # The -dev package through pkg-config, found in the scratch root only
 # (PKG_CONFIG_LIBDIR replaces the system's search path).
@@ -110,7 +110,7 @@ case "$cflags $libs" in
 	;;
 esac
 
-# The header's inline fast path reads vdsokit__fast_v1, the library's
+# The header's inline calls read vdsokit__routes_v2, the library's
 # exported data: the program uses both.
 cat >"$tmp/prog.c" <<'C'
 #include <vdsokit.h>
@@ -136,8 +136,8 @@ if cc -o "$tmp/prog" "$tmp/prog.c" $cflags $libs >"$tmp/cc.out" 2>&1; then
 	LD_LIBRARY_PATH=$root/$libdir "$tmp/prog" >"$tmp/prog.out" 2>&1
 	status=$?
 	LD_LIBRARY_PATH=$root/$libdir ldd "$tmp/prog" >"$tmp/ldd.out" 2>&1
-	if [ "$status" -eq 0 ] && grep -q "libvdsokit\.so\.0 => $so " "$tmp/ldd.out"; then
-		ok "and runs on libvdsokit0's library: $(cat "$tmp/prog.out")"
+	if [ "$status" -eq 0 ] && grep -q "libvdsokit\.so\.1 => $so " "$tmp/ldd.out"; then
+		ok "and runs on libvdsokit1's library: $(cat "$tmp/prog.out")"
 	else
 		not_ok "the program runs on $so (exit $status)"
 		cat "$tmp/prog.out" "$tmp/ldd.out" | diag
@@ -172,11 +172,11 @@ esac
 
 # The symbols file lists exactly the version map's exports.
 sed -n '/global:/,/local:/p' src/libvdsokit.map | sed -n 's/^[[:space:]]*\([a-z_0-9]*\);.*/\1/p' | sort >"$tmp/map"
-sed -n 's/^ \([a-z_0-9]*\)@VDSOKIT_[0-9.]* .*/\1/p' debian/libvdsokit0.symbols | sort >"$tmp/symbols"
+sed -n 's/^ \([a-z_0-9]*\)@VDSOKIT_[0-9.]* .*/\1/p' debian/libvdsokit1.symbols | sort >"$tmp/symbols"
 if [ -s "$tmp/map" ] && cmp -s "$tmp/map" "$tmp/symbols"; then
-	ok "debian/libvdsokit0.symbols lists the $(wc -l <"$tmp/map") exports of src/libvdsokit.map"
+	ok "debian/libvdsokit1.symbols lists the $(wc -l <"$tmp/map") exports of src/libvdsokit.map"
 else
-	not_ok "debian/libvdsokit0.symbols and src/libvdsokit.map differ (<: map, >: symbols)"
+	not_ok "debian/libvdsokit1.symbols and src/libvdsokit.map differ (<: map, >: symbols)"
 	diff "$tmp/map" "$tmp/symbols" | diag
 fi
 
@@ -184,25 +184,25 @@ fi
 # symbols file one symbol off either way: the build must stop.
 mkdir -p "$tmp/src"
 cp -r debian "$tmp/src/"
-dpkg-deb -x "$(ls "$out"/libvdsokit0_"$version"_*.deb | head -1)" "$tmp/src/debian/libvdsokit0"
+dpkg-deb -x "$(ls "$out"/libvdsokit1_"$version"_*.deb | head -1)" "$tmp/src/debian/libvdsokit1"
 makeshlibs() {
-	rm -rf "$tmp/src/debian/libvdsokit0/DEBIAN"
-	(cd "$tmp/src" && make -s -f debian/rules --eval 'symbols-check: ; dh_makeshlibs -plibvdsokit0' \
+	rm -rf "$tmp/src/debian/libvdsokit1/DEBIAN"
+	(cd "$tmp/src" && make -s -f debian/rules --eval 'symbols-check: ; dh_makeshlibs -plibvdsokit1' \
 		symbols-check) >"$tmp/makeshlibs.out" 2>&1
 }
 if makeshlibs; then
-	ok "dh_makeshlibs accepts the library with debian/libvdsokit0.symbols"
+	ok "dh_makeshlibs accepts the library with debian/libvdsokit1.symbols"
 else
-	not_ok "dh_makeshlibs with debian/libvdsokit0.symbols"
+	not_ok "dh_makeshlibs with debian/libvdsokit1.symbols"
 	diag <"$tmp/makeshlibs.out"
 fi
-grep -v ' vdsokit_time_via@' debian/libvdsokit0.symbols >"$tmp/src/debian/libvdsokit0.symbols"
+grep -v ' vdsokit_time_via@' debian/libvdsokit1.symbols >"$tmp/src/debian/libvdsokit1.symbols"
 if makeshlibs; then
 	not_ok "dh_makeshlibs accepts an export missing from the symbols file"
 else
 	ok "dh_makeshlibs fails on an export missing from the symbols file: $(grep -m1 'error:' "$tmp/makeshlibs.out")"
 fi
-{ cat debian/libvdsokit0.symbols; echo " vdsokit_gone@VDSOKIT_0.2 0.2.0"; } >"$tmp/src/debian/libvdsokit0.symbols"
+{ cat debian/libvdsokit1.symbols; echo " vdsokit_gone@VDSOKIT_0.5 0.5.0"; } >"$tmp/src/debian/libvdsokit1.symbols"
 if makeshlibs; then
 	not_ok "dh_makeshlibs accepts a symbol the library no longer exports"
 else

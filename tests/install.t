@@ -10,7 +10,7 @@ t() { n=$((n + 1)); if eval "$2" >"$dest/log" 2>&1; then echo "ok $n - $1"; else
 
 t "make install PREFIX=/usr DESTDIR=..." "make -s install PREFIX=/usr DESTDIR=$dest"
 t "header, static and shared library, pkg-config file installed" \
-  "test -f $dest/usr/include/vdsokit.h && test -f $dest/usr/lib/libvdsokit.a && test -f $dest/usr/lib/libvdsokit.so.0 && test -L $dest/usr/lib/libvdsokit.so && test -f $dest/usr/lib/pkgconfig/vdsokit.pc"
+  "test -f $dest/usr/include/vdsokit.h && test -f $dest/usr/lib/libvdsokit.a && test -f $dest/usr/lib/libvdsokit.so.1 && test -L $dest/usr/lib/libvdsokit.so && test -f $dest/usr/lib/pkgconfig/vdsokit.pc"
 t "man pages installed" "test -f $dest/usr/share/man/man3/libvdsokit.3"
 cat >"$dest/prog.c" <<'C'
 #include <vdsokit.h>
@@ -35,5 +35,5 @@ t "a program builds against the static library" \
   "cc -o $dest/prog-static $dest/prog.c \$(env $flags pkg-config --cflags vdsokit) $dest/usr/lib/libvdsokit.a"
 t "and runs" "$dest/prog-static"
 t "the shared library exports only the versioned API" \
-  "! nm -D --defined-only $dest/usr/lib/libvdsokit.so.0 | grep -v -e ' vdso_' -e ' vdso__' -e 'VDSOKIT_' | grep ' [TDB] '"
+  "! nm -D --defined-only $dest/usr/lib/libvdsokit.so.1 | grep -v -e ' vdso_' -e ' vdso__' -e 'VDSOKIT_' | grep ' [TDB] '"
 echo "1..$n"

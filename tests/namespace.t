@@ -26,13 +26,13 @@ prefixed() {
 	fi
 }
 prefixed "every global symbol of libvdsokit.a starts with vdsokit_" -g --defined-only "$build/libvdsokit.a"
-prefixed "every export of libvdsokit.so starts with vdsokit_" -D --defined-only "$build/lib/libvdsokit.so.0"
+prefixed "every export of libvdsokit.so starts with vdsokit_" -D --defined-only "$build/lib/libvdsokit.so.1"
 
 for how in static shared; do
 	if [ $how = static ]; then
 		lib="$build/libvdsokit.a"
 	else
-		lib="-L$build/lib -l:libvdsokit.so.0 -Wl,-rpath,$build/lib"
+		lib="-L$build/lib -l:libvdsokit.so.1 -Wl,-rpath,$build/lib"
 	fi
 	what="a program with globals named vdso_clock_gettime etc. links with libvdsokit ($how)"
 	# shellcheck disable=SC2086

@@ -18,6 +18,7 @@
 	[SYM_CLOCK_GETTIME]   = ARCH_SYM("__vdso_clock_gettime", "LINUX_2.6"), \
 	[SYM_CLOCK_GETTIME64] = ARCH_SYM("__vdso_clock_gettime64", "LINUX_2.6"), \
 	[SYM_CLOCK_GETRES]    = ARCH_SYM("__vdso_clock_getres", "LINUX_2.6"), \
+	[SYM_CLOCK_GETRES64]  = ARCH_SYM("__vdso_clock_getres_time64", "LINUX_2.6"), /* 7.0, o32/n32 */ \
 	[SYM_GETTIMEOFDAY]    = ARCH_SYM("__vdso_gettimeofday", "LINUX_2.6"), \
 }
 

@@ -41,7 +41,7 @@
 
 #include "vdsokit.h"
 #include "internal.h" /* vdsokit_state()->image_error: the error the library recorded */
-#include "image.h"    /* vdsokit__image_extent: the host vDSO's size, as the library finds it */
+#include "image.h"    /* vdsokit_lib_image_extent: the host vDSO's size, as the library finds it */
 #include "../tap.h"
 
 /* ---- a writable view of an ELF image of either class and byte order ---- */
@@ -529,7 +529,8 @@ static int host_vdso(struct base *b)
 {
 	const void *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), size;
-	if (!vdso || vdsokit__image_extent(vdso, page, &size) != 0)
+	struct vdsokit_image scratch;
+	if (!vdso || vdsokit_lib_image_extent(&scratch, vdso, page, &size) != 0)
 		return -1;
 	b->name = "host";
 	b->size = size;
@@ -655,7 +656,7 @@ static void child(FILE *out, const char *label, const unsigned char *bytes, size
 	int init = vdsokit_init();
 	struct vdsokit_route_info path;
 	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &path);
-	int recorded = vdsokit_state()->image_error;
+	int recorded = vdsokit_lib_found()->image_error;
 	report(out, used == 0 && init == -ENOEXEC && vdsokit_process_image() == NULL &&
 		       path.route == VDSOKIT_ROUTE_SYSCALL && path.reason == VDSOKIT_REASON_BAD_IMAGE &&
 		       recorded == lib_error,
@@ -716,7 +717,7 @@ static void check_arch_symbol_hashes(void)
 {
 	int entries = 0, wrong = 0;
 	for (int i = 0; i < SYM_COUNT; i++) {
-		const struct arch_symbol *a = &vdsokit_arch_symbols[i];
+		const struct arch_symbol *a = &vdsokit_lib_arch_symbols[i];
 		if (!a->name)
 			continue;
 		entries++;

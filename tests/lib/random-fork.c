@@ -31,7 +31,7 @@
 enum { PASSED, SYSCALL_TAKEN, CALL_FAILED, NO_SECCOMP, SETUP_FAILED, VDSO_TOOK_SYSCALL, GRANDCHILD_DIED };
 
 /* libvdsokit's test hook (src/random.c); weak, so that older builds link too. */
-void *vdsokit__random_thread_state(size_t *len) __attribute__((weak));
+void *vdsokit_lib_random_thread_state(size_t *len) __attribute__((weak));
 
 static void *getrandom_counting_syscalls(void *arg)
 {
@@ -51,7 +51,7 @@ static void *getrandom_counting_syscalls(void *arg)
 	ssize_t r = vdsokit_getrandom(buf, sizeof(buf), 0);
 	int syscalls = counter_off(&counter);
 	/* With a state, a syscall is the vDSO's own doing (its generator reseeded, say). */
-	int had_state = vdsokit__random_thread_state && vdsokit__random_thread_state(NULL);
+	int had_state = vdsokit_lib_random_thread_state && vdsokit_lib_random_thread_state(NULL);
 	*(int *)arg = syscalls ? (had_state ? VDSO_TOOK_SYSCALL : SYSCALL_TAKEN)
 			       : r != (ssize_t)sizeof(buf) ? CALL_FAILED : PASSED;
 	return NULL;

@@ -5,7 +5,7 @@
  * syscall, silently), and no two live threads' states share a cache line
  * (128 bytes: the longest line, or line pair, of the architectures with a
  * vDSO getrandom; s390's 256).  Reads the library's states through its test
- * hook vdsokit__random_thread_state.  A thread that finds another one
+ * hook vdsokit_lib_random_thread_state.  A thread that finds another one
  * mapping more states takes the syscall for that call (nothing waits): each
  * thread calls until it holds one.
  */
@@ -19,7 +19,7 @@
 #include "../tap.h"
 
 /* libvdsokit's test hook (src/random.c): not public. */
-void *vdsokit__random_thread_state(size_t *len);
+void *vdsokit_lib_random_thread_state(size_t *len);
 
 #if defined(__s390x__)
 #define LINE 256
@@ -40,12 +40,12 @@ static uintptr_t states[THREADS];
 static void *take_state(void *arg)
 {
 	unsigned char buf[16];
-	for (int i = 0; i < TRIES && !vdsokit__random_thread_state(NULL); i++) {
+	for (int i = 0; i < TRIES && !vdsokit_lib_random_thread_state(NULL); i++) {
 		if (i)
 			sched_yield();
 		vdsokit_getrandom(buf, sizeof(buf), 0);
 	}
-	states[(size_t)arg] = (uintptr_t)vdsokit__random_thread_state(NULL);
+	states[(size_t)arg] = (uintptr_t)vdsokit_lib_random_thread_state(NULL);
 	pthread_barrier_wait(&all_have_one); /* alive until every thread holds one */
 	return NULL;
 }
@@ -84,7 +84,7 @@ int main(void)
 	unsigned char buf[16];
 	vdsokit_getrandom(buf, sizeof(buf), 0);
 	size_t len = 0;
-	void *mine = vdsokit__random_thread_state(&len);
+	void *mine = vdsokit_lib_random_thread_state(&len);
 	size_t want = kernel_state_size(&p);
 	if (want)
 		ok(mine && len == want, "the vDSO is given the kernel's state size: %zu (kernel %zu)", len,
