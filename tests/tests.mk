@@ -40,9 +40,23 @@ $(BUILD)/tests/stack.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h te
 	      -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
 	      $< cli/stack_probe.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
 
+# The same, linked statically: a static program's libc (its pthread_setspecific,
+# a first getrandom's) is part of the measure.
+LIB_TESTS += $(BUILD)/tests/stack-static.t
+$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h tests/tap.h $(LIB_A) \
+		$(BUILD)/tests/stack-bounds.h
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
+	      -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
+	      $< cli/stack_probe.c $(LIB_A) -lpthread -static
+
 # Counts the calls that reach the library's out-of-line time functions.
 $(BUILD)/tests/time32-inline.t: TEST_CFLAGS += -Wl,--wrap=vdsokit_clock_gettime \
 	-Wl,--wrap=vdsokit_clock_getres -Wl,--wrap=vdsokit_time
+
+# Maps this architecture's synthetic image, by its path in this build.
+$(BUILD)/tests/random-layout.t: TEST_CFLAGS += -DTEST_IMAGES='"$(abspath $(BUILD)/images)"'
+$(BUILD)/tests/random-layout.t: | images
 
 # dlopen()s the shared library by its path in this build.
 $(BUILD)/tests/random-dlclose.t: TEST_CFLAGS += -DTEST_LIBVDSOKIT_SO='"$(abspath $(LIB_SO))"'

@@ -15,8 +15,10 @@
  *   gettimeofday    {0x33333, 0x444}, timezone {5, 0};
  *   time            FAKE_TIME_VALUE_WIDE where native time is 64-bit (but
  *                   powerpc), else 0x55555 (fake_abi.h);  getcpu cpu 3, node 4;
- *   getrandom       the opaque-state parameters for the size query, else
- *                   0xA5 bytes;
+ *   getrandom       the opaque-state parameters for the size query (a
+ *                   300-byte state: no divisor of a page), else 0xA5 bytes,
+ *                   or -EINVAL for a state_len that is not 300, -EFAULT
+ *                   for a state that crosses a page (4 KiB; sparc's 8);
  *   get_thread_area (m68k) 0x7ead0000.
  *
  * Constraints, because the library maps the file flat and applies no
@@ -74,6 +76,14 @@ struct fake_timezone {
 	int tz_minuteswest;
 	int tz_dsttime;
 };
+
+/* The state size the fake asks for, and the page no state may cross. */
+#define FAKE_STATE_SIZE 300
+#ifdef __sparc__
+#define FAKE_PAGE 8192
+#else
+#define FAKE_PAGE 4096
+#endif
 
 struct fake_getrandom_params {
 	uint32_t size_of_opaque_state;
@@ -235,13 +245,17 @@ FAKE long fake_getrandom(void *buf, size_t len, unsigned flags, void *state,
 		/* volatile: a plain zeroing loop may become a memset call. */
 		volatile struct fake_getrandom_params *p = state;
 
-		p->size_of_opaque_state = 256;
+		p->size_of_opaque_state = FAKE_STATE_SIZE;
 		p->mmap_prot = FAKE_PROT_READ_WRITE;
 		p->mmap_flags = FAKE_MAP_PRIVATE | FAKE_MAP_ANONYMOUS;
 		for (unsigned i = 0; i < 13; i++)
 			p->reserved[i] = 0;
 		return 0;
 	}
+	if (state_len != FAKE_STATE_SIZE)
+		return -22; /* -EINVAL, as the kernel's vDSO falls back for a wrong size */
+	if ((uintptr_t)state % FAKE_PAGE + FAKE_STATE_SIZE > FAKE_PAGE)
+		return -14; /* -EFAULT: the kernel's vDSO cannot use a state across pages */
 	volatile unsigned char *out = buf;
 	for (size_t i = 0; i < len; i++)
 		out[i] = 0xA5;

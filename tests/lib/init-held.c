@@ -5,10 +5,13 @@
  * the vDSO, blocks them there), and meanwhile
  *   - vdsokit_init() in another thread returns at once, with the verdict;
  *   - a forked child (its parent's initialising threads do not exist in
- *     it) is on the vDSO route after its first call.
+ *     it) is on the vDSO route after its first call, also as PID 1 of a new
+ *     PID namespace (a pid is no identity: namespaces reuse them).
  * Each scenario runs in a fresh child under alarm(): a wait is a hang.
  */
+#include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
@@ -136,6 +139,36 @@ static int fork_while_held(void *unused)
 	return WEXITSTATUS(status);
 }
 
+/*
+ * As fork_while_held, by a process that is PID 1 of its PID namespace, into
+ * a new one where the child is PID 1 too (a container's init starting
+ * another): the same pid on both sides of the fork.
+ */
+static int pid1_forks_pid1(void *unused)
+{
+	(void)unused;
+	if (getpid() != 1 || start_holders())
+		return 3;
+	if (unshare(CLONE_NEWPID) != 0)
+		return 3;
+	int status = run_in_child(child_after_fork, NULL, TIMEOUT_SECONDS / 2);
+	if (!child_exited(status)) {
+		printf("# the child (PID 1 of its namespace): %s\n", wait_status_text(status).text);
+		return 4;
+	}
+	return WEXITSTATUS(status);
+}
+
+/* 5: no PID namespaces here (not root). */
+static int pidns_fork_while_held(void *unused)
+{
+	(void)unused;
+	if (unshare(CLONE_NEWPID) != 0)
+		return 5;
+	int status = run_in_child(pid1_forks_pid1, NULL, TIMEOUT_SECONDS / 2);
+	return child_exited(status) ? WEXITSTATUS(status) : 4;
+}
+
 int main(void)
 {
 	struct vdsokit_timespec ts;
@@ -153,6 +186,15 @@ int main(void)
 	   "fork() while threads are held inside initialisation: the child is ready, on the vDSO, "
 	   "after one call (%s)",
 	   wait_status_text(status).text);
+	status = run_in_child(pidns_fork_while_held, NULL, TIMEOUT_SECONDS);
+	if (child_exited(status) && WEXITSTATUS(status) == 5)
+		skip("fork into a new PID namespace while threads are held: unshare(CLONE_NEWPID) "
+		     "refused (not root?)");
+	else
+		ok(child_passed(status),
+		   "PID 1 forks into a new PID namespace while its threads are held inside "
+		   "initialisation: the child, PID 1 too, is on the vDSO after one call (%s)",
+		   wait_status_text(status).text);
 	/* The interposed getauxval serves the library as the libc's would. */
 	ok(vdsokit_init() == 0 && vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts) == 0,
 	   "without holders, the library initialises through the interposed getauxval");

@@ -14,7 +14,8 @@
  *   - 20,000 threads under a seccomp filter that refuses tgkill: memory
  *     stays bounded by the threads alive at once;
  *   - siglongjmp out of a signal handler that interrupted a call inside the
- *     vDSO, then the next calls are on the vDSO again, making no syscall;
+ *     vDSO: that thread takes the syscall from then on and keeps its one
+ *     state through 20,000 more abandoned calls; a new thread makes none;
  *   - pthread_exit() of the main thread gives its state back;
  *   - a first call from a constructor that runs before the library's own;
  *   - vdsokit_route_of with a NULL path.
@@ -31,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,7 +44,7 @@
 #include "testutil.h"
 
 /* libvdsokit's test hook (src/random.c): this thread's state, NULL before its first call. */
-void *vdsokit__random_thread_state(size_t *len);
+void *vdsokit_lib_random_thread_state(size_t *len);
 
 #define TIMEOUT_SECONDS 60
 #define HOLDERS 40
@@ -100,7 +102,7 @@ static void *holder(void *p)
 {
 	struct holder_arg *a = p;
 	a->h->failed[a->i] = draw();
-	a->h->state[a->i] = vdsokit__random_thread_state(NULL);
+	a->h->state[a->i] = vdsokit_lib_random_thread_state(NULL);
 	pthread_barrier_wait(&a->h->drawn);
 	pthread_barrier_wait(&a->h->done); /* alive until every state is compared */
 	return NULL;
@@ -146,12 +148,12 @@ static int child_of_fork(void)
 {
 	if (draw())
 		return CALL_FAILED;
-	void *mine = vdsokit__random_thread_state(NULL);
+	void *mine = vdsokit_lib_random_thread_state(NULL);
 	if (!mine)
 		return NO_STATE;
 	int verdict = holders_keep_their_states(mine);
 	/* Still this thread's, and still the only one holding it. */
-	if (verdict == PASSED && vdsokit__random_thread_state(NULL) != mine)
+	if (verdict == PASSED && vdsokit_lib_random_thread_state(NULL) != mine)
 		verdict = NO_STATE;
 	return verdict;
 }
@@ -241,7 +243,7 @@ static int vfork_child_claims(void *unused)
 		return CALL_FAILED;
 	if (draw())
 		return CALL_FAILED;
-	void *mine = vdsokit__random_thread_state(NULL);
+	void *mine = vdsokit_lib_random_thread_state(NULL);
 	if (!mine)
 		return NO_STATE;
 	return holders_keep_their_states(mine);
@@ -264,7 +266,7 @@ static void *churn(void *p)
 {
 	struct churner *c = p;
 	c->failed = draw();
-	c->state = vdsokit__random_thread_state(NULL);
+	c->state = vdsokit_lib_random_thread_state(NULL);
 	c->tid = (pid_t)syscall(SYS_gettid);
 	return NULL;
 }
@@ -276,7 +278,7 @@ static void *keeper(void *p)
 {
 	void **slot = p;
 	draw();
-	void *state = vdsokit__random_thread_state(NULL);
+	void *state = vdsokit_lib_random_thread_state(NULL);
 	__atomic_store_n(slot, state ? state : KEEPER_NO_STATE, __ATOMIC_RELEASE);
 	for (;;)
 		pause(); /* alive until the process exits */
@@ -401,7 +403,7 @@ static void *draw_and_exit(void *p)
 {
 	struct short_lived *t = p;
 	t->failed = draw();
-	t->state = vdsokit__random_thread_state(NULL);
+	t->state = vdsokit_lib_random_thread_state(NULL);
 	return NULL;
 }
 
@@ -473,74 +475,159 @@ static void on_segv(int sig)
 	siglongjmp(jump_back, 1);
 }
 
+/* One listener per process: started once, before the threads it counts. */
+static struct syscall_counter getrandom_counter;
+static int getrandom_counted;
+
+/* getrandom syscalls fn makes: -1 when they cannot be counted (no seccomp filters). */
+static int getrandom_syscalls_of(void *(*fn)(void *), void *arg)
+{
+	if (!getrandom_counted) {
+		fn(arg);
+		return -1;
+	}
+	counter_on(&getrandom_counter);
+	fn(arg);
+	return counter_off(&getrandom_counter);
+}
+
+static void *draw_ten(void *failed)
+{
+	for (int i = 0; i < 10; i++)
+		*(int *)failed |= draw();
+	return NULL;
+}
+
+/* A new thread's 10 calls, in 5 tries (the vDSO's own reseed may make one syscall): 0, or syscalls seen. */
+static void *new_thread_draws(void *result)
+{
+	for (int attempt = 0; attempt < 5; attempt++) {
+		int failed = 0, n = getrandom_syscalls_of(draw_ten, &failed);
+		*(int *)result = failed ? -2 : n;
+		if (n <= 0 || failed)
+			break;
+	}
+	return NULL;
+}
+
+/* Calls with a buffer the vDSO cannot write, each left by siglongjmp from the SIGSEGV: jumps made. */
+static int abandon_calls(void *unwritable, int calls)
+{
+	volatile int jumps = 0;
+	for (volatile int i = 0; i < calls; i++)
+		if (sigsetjmp(jump_back, 1) == 0)
+			vdsokit_getrandom(unwritable, 64, 0);
+		else
+			jumps++;
+	return jumps;
+}
+
+/*
+ * A call left by siglongjmp from inside the vDSO leaves its thread's state
+ * marked in use: from then on that thread takes the syscall, keeps its one
+ * state however many calls it abandons (memory stays flat), and a new
+ * thread is on the vDSO route, making no syscall.
+ */
 static int jump_out_of_calls(void *unused)
 {
 	(void)unused;
 	wait_for_crng_ready();
 	if (draw())
 		return CALL_FAILED;
+	void *mine = vdsokit_lib_random_thread_state(NULL);
 	/* A buffer the vDSO cannot write: the call faults inside the vDSO, its state in use. */
 	void *unwritable = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_segv;
 	sa.sa_flags = SA_NODEFER;
-	if (unwritable == MAP_FAILED || sigaction(SIGSEGV, &sa, NULL))
+	if (!mine || unwritable == MAP_FAILED || sigaction(SIGSEGV, &sa, NULL))
 		return SETUP_FAILED;
-	int jumps = 0;
-	for (int i = 0; i < 3; i++)
-		if (sigsetjmp(jump_back, 1) == 0) {
-			ssize_t r = vdsokit_getrandom(unwritable, 64, 0);
-			struct vdsokit_route_info p;
-			vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p);
-			printf("# call %d with an unwritable buffer returned %zd (route %s, %s)\n", i + 1,
-			       r, vdsokit_route_name(p.route), vdsokit_reason_text(p.reason));
-		} else {
-			jumps++;
-		}
-	/*
-	 * Each call that did not fault was answered by the syscall (EFAULT):
-	 * the library's choice when it has no state, or the vDSO's own
-	 * fallback (seen once in 3 runs of an emulated arm64 guest).  What
-	 * decides is below: whether the library gives calls to the vDSO again.
-	 */
-	if (jumps == 0)
+	const long nr = SYS_getrandom;
+	getrandom_counted = counter_start(&getrandom_counter, &nr, 1) == 0;
+	if (abandon_calls(unwritable, 1) != 1)
 		return SETUP_FAILED; /* the vDSO did not fault: nothing was interrupted */
-	struct vdsokit_route_info p;
-	if (vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) || p.route != VDSOKIT_ROUTE_VDSO)
-		return NO_STATE;
-	/* A new state is seeded by the vDSO's own syscall: only the call after must make none. */
-	if (draw())
+	/* Later calls of this thread: the syscall, and the right answer. */
+	int failed = 0, syscalls = getrandom_syscalls_of(draw_ten, &failed);
+	if (failed)
 		return CALL_FAILED;
-	/* The library itself gives the call to the vDSO: -ENOSYS would say it has no state. */
-	unsigned char buf[16];
-	ssize_t via_vdso = vdsokit_getrandom_via(VDSOKIT_ROUTE_VDSO, buf, sizeof(buf), 0);
-	if (via_vdso != (ssize_t)sizeof(buf)) {
-		printf("# vdsokit_getrandom_via(VDSO) after the jumps: %zd\n", via_vdso);
+	if (syscalls >= 0 && syscalls != 10) {
+		printf("# after the jump, 10 calls of the thread made %d getrandom syscalls\n", syscalls);
+		return NO_STATE;
+	}
+	/* However many calls it abandons after, the thread holds its one state, and memory stays flat. */
+	long rss_before = rss_kib();
+	int jumps = abandon_calls(unwritable, 20000);
+	long rss_after = rss_kib();
+	printf("# 20,000 more calls with the unwritable buffer: %d left by siglongjmp, RSS %ld -> %ld KiB\n",
+	       jumps, rss_before, rss_after);
+	if (vdsokit_lib_random_thread_state(NULL) != mine)
+		return GREW;
+	if (rss_after - rss_before > 1024)
+		return GREW;
+	/* Another thread: the vDSO route, no syscall. */
+	pthread_t t;
+	int result = 0;
+	if (pthread_create(&t, NULL, new_thread_draws, &result) || pthread_join(t, NULL))
+		return SETUP_FAILED;
+	if (result == -2)
+		return CALL_FAILED;
+	if (result > 0) {
+		printf("# a new thread made %d getrandom syscalls in 10 calls, 5 times\n", result);
 		return SYSCALL_TAKEN;
 	}
-	/*
-	 * And no syscall: the vDSO's own reseed (a new kernel generation,
-	 * every few seconds on a freshly booted machine) may make one, so a
-	 * run of 10 calls without any is asked for, in 5 tries.
-	 */
-	struct syscall_counter counter;
-	const long nr = SYS_getrandom;
-	if (counter_start(&counter, &nr, 1))
-		return PASSED_UNCOUNTED; /* no seccomp filters (a kernel without CONFIG_SECCOMP) */
-	for (int attempt = 0; attempt < 5; attempt++) {
-		int syscalls = 0;
-		for (int i = 0; i < 10; i++) {
-			counter_on(&counter);
-			if (draw())
-				return CALL_FAILED;
-			syscalls += counter_off(&counter);
-		}
-		if (syscalls == 0)
-			return PASSED;
-		printf("# try %d: %d getrandom syscalls in 10 calls\n", attempt + 1, syscalls);
+	return syscalls < 0 || result < 0 ? PASSED_UNCOUNTED : PASSED;
+}
+
+/*
+ * A timer's handler leaves by siglongjmp wherever it lands, 300,000 calls
+ * long: inside a call or between calls, the thread keeps one state and
+ * memory stays flat (the issue once reported: 1.3 -> 79 MB).
+ */
+static sigjmp_buf timer_jump;
+static volatile sig_atomic_t timer_fired;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	timer_fired++;
+	siglongjmp(timer_jump, 1);
+}
+
+static int timer_jumps(void *unused)
+{
+	(void)unused;
+	wait_for_crng_ready();
+	if (draw())
+		return CALL_FAILED;
+	void *mine = vdsokit_lib_random_thread_state(NULL);
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	struct itimerval every = { { 0, 20 }, { 0, 20 } };
+	long rss_before = rss_kib();
+	volatile int failed = 0;
+	if (!mine || sigaction(SIGALRM, &sa, NULL))
+		return SETUP_FAILED;
+	/* The jump target set before the timer starts, and before each call. */
+	if (sigsetjmp(timer_jump, 1) == 0 && setitimer(ITIMER_REAL, &every, NULL))
+		return SETUP_FAILED;
+	for (volatile int i = 0; i < 300000; i++) {
+		unsigned char buf[16];
+		if (sigsetjmp(timer_jump, 1) == 0 && vdsokit_getrandom(buf, sizeof(buf), 0) != sizeof(buf))
+			failed++;
 	}
-	return SYSCALL_TAKEN;
+	struct itimerval stop = { { 0, 0 }, { 0, 0 } };
+	setitimer(ITIMER_REAL, &stop, NULL);
+	long rss_after = rss_kib();
+	printf("# 300,000 calls, %d left by a timer's siglongjmp: RSS %ld -> %ld KiB, one state: %s\n",
+	       (int)timer_fired, rss_before, rss_after,
+	       vdsokit_lib_random_thread_state(NULL) == mine ? "yes" : "no");
+	if (failed)
+		return CALL_FAILED;
+	if (vdsokit_lib_random_thread_state(NULL) != mine || rss_after - rss_before > 1024)
+		return GREW;
+	return timer_fired ? PASSED : SETUP_FAILED;
 }
 
 /* ---- pthread_exit of the main thread ---------------------------------- */
@@ -552,7 +639,7 @@ static void *after_main_exits(void *unused)
 	(void)unused;
 	usleep(200 * 1000); /* the main thread's exit hooks run meanwhile */
 	int r = draw();
-	void *mine = vdsokit__random_thread_state(NULL);
+	void *mine = vdsokit_lib_random_thread_state(NULL);
 	exit(r ? CALL_FAILED : mine == main_state ? PASSED : NOT_RECLAIMED);
 }
 
@@ -561,7 +648,7 @@ static int main_thread_exits(void *unused)
 	(void)unused;
 	if (draw())
 		return CALL_FAILED;
-	main_state = vdsokit__random_thread_state(NULL);
+	main_state = vdsokit_lib_random_thread_state(NULL);
 	pthread_t t;
 	if (!main_state || pthread_create(&t, NULL, after_main_exits, NULL))
 		return SETUP_FAILED;
@@ -612,7 +699,7 @@ int main(void)
 	ok(vdso_getrandom_here(), "the vDSO's getrandom is the route (%s)",
 	   vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) ? "?" : vdsokit_reason_text(p.reason));
 	wait_for_crng_ready();
-	ok(early_result == 0 && draw() == 0 && vdsokit__random_thread_state(NULL) != NULL,
+	ok(early_result == 0 && draw() == 0 && vdsokit_lib_random_thread_state(NULL) != NULL,
 	   "a call from a constructor that ran before the library's (result %d) does not keep later "
 	   "calls off the vDSO", early_result);
 	char what[128];
@@ -633,12 +720,15 @@ int main(void)
 	const char *jump = "siglongjmp out of a handler that interrupted a call in the vDSO";
 	int status = run_in_child(jump_out_of_calls, NULL, TIMEOUT_SECONDS);
 	if (child_exited(status) && WEXITSTATUS(status) == PASSED_UNCOUNTED) {
-		ok(1, "%s: the library gives calls to the vDSO again", jump);
-		skip("%s: then 10 calls without a syscall: no seccomp filters here to count them", jump);
+		ok(1, "%s: the thread keeps its one state through 20,000 more, memory flat", jump);
+		skip("%s: syscalls not counted (no seccomp filters here)", jump);
 	} else {
-		ok(child_passed(status), "%s: the vDSO route again, 10 calls without a syscall: %s",
+		ok(child_passed(status), "%s: the thread takes the syscall from then on, keeps its one "
+		   "state through 20,000 more, memory flat; a new thread makes no syscall: %s",
 		   jump, outcome(status).text);
 	}
+	scenario("a timer's handler leaves 300,000 calls by siglongjmp wherever it lands: one state, "
+		 "memory flat", timer_jumps, NULL, 0);
 	scenario("pthread_exit() of the main thread gives its state back", main_thread_exits, NULL, 0);
 	printf("1..%d\n", tap_count);
 	return tap_failed != 0;

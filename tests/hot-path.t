@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The public calls carry no barrier and no oversized frame, on every ABI the
+# QEMU matrix builds: each ABI's compiler builds the library's call files
+# and a program that uses the header's inline calls, and the disassembly of
+# every public call (vdsokit_clock_gettime, _getres, _gettimeofday, _time,
+# _getcpu, _getrandom, _thread_pointer; the inlined ones in the program) is
+# searched for that ABI's barrier and atomic read-modify-write instructions,
+# and for a call to libatomic or libgcc's __sync helpers.  The routes are
+# read with plain loads (include/vdsokit.h says why that is enough); the
+# slow paths (resolution, a thread's first getrandom) are functions of their
+# own, called only before a route exists.  Each function's frame, from
+# -fstack-usage, must be within 64 bytes of the ABI's minimum.
+. "$(dirname "$0")/lib.sh"
+cd "$top" || exit 1
+
+calls="vdsokit_clock_gettime vdsokit_clock_getres vdsokit_gettimeofday vdsokit_time vdsokit_getcpu vdsokit_getrandom vdsokit_thread_pointer"
+
+cat >"$tmp/inline.c" <<'C'
+#include "vdsokit.h"
+/* The header's inline calls, each in a function of its own to disassemble. */
+int inline_clock_gettime(struct vdsokit_timespec *ts) { return vdsokit_clock_gettime(1, ts); }
+int inline_clock_getres(struct vdsokit_timespec *ts) { return vdsokit_clock_getres(1, ts); }
+int inline_time(int64_t *t) { return vdsokit_time(t); }
+int inline_getcpu(unsigned *cpu) { return vdsokit_getcpu(cpu, 0); }
+int inline_getcpu_node(unsigned *cpu, unsigned *node) { return vdsokit_getcpu(cpu, node); }
+C
+
+# barriers ARCH: the extended regex of that ABI's barrier and atomic instructions.
+barriers() {
+	atomics='<__(atomic|sync)_'
+	case $1 in
+	x86_64 | x32 | i386) echo "\\<(mfence|lfence|sfence|lock)\\>|$atomics" ;;
+	aarch64) echo "\\<(dmb|dsb|isb|ldar[bh]?|ldapr[bh]?|stlr[bh]?|ld[a]?xr[bh]?|st[l]?xr[bh]?|cas[a-z]*|swp[a-z]*|ldadd[a-z]*)\\>|$atomics" ;;
+	armhf) echo "\\<(dmb|dsb|isb|ldrex[a-z]*|strex[a-z]*)\\>|mcr.*c7, c10, 5|$atomics" ;;
+	ppc*) echo "\\<(sync|lwsync|hwsync|isync|eieio|lwarx|ldarx)\\>|stwcx|stdcx|$atomics" ;;
+	mips*) echo "\\<(sync|ll|sc|lld|scd)\\>|$atomics" ;;
+	riscv64) echo "\\<fence|\\<(lr|sc)\\.[wd]|\\<amo[a-z]+\\.[wd]|$atomics" ;;
+	s390x) echo "\\<bcr[[:space:]]+1[45],|\\<(cs|csg|csy)\\>|$atomics" ;;
+	sparc*) echo "\\<(membar|stbar|cas|casa|casx|casxa)\\>|$atomics" ;;
+	m68k) echo "\\<(cas|cas2|tas)[.a-z]*\\>|$atomics" ;;
+	*) echo "$atomics" ;;
+	esac
+}
+
+# min_frame ARCH: the ABI's smallest frame, what a function with any call must open.
+min_frame() {
+	case $1 in
+	x86_64 | x32 | i386 | m68k | armhf | mips64el) echo 16 ;;
+	aarch64 | riscv64 | ppc | mips-o32 | mips-n32) echo 32 ;;
+	ppc64le) echo 32 ;;
+	ppc64) echo 112 ;;
+	s390x) echo 160 ;;
+	sparc64) echo 176 ;;
+	sparc32) echo 96 ;;
+	*) echo 64 ;;
+	esac
+}
+
+# body OBJDUMP OBJECT FUNCTION: the disassembly of one function.
+body() {
+	"$1" -d --no-show-raw-insn "$2" 2>/dev/null |
+		awk -v f="$3" '$0 ~ "^[0-9a-f]+ <\\.?" f ">:$" { on = 1; next } on && /^$/ { exit } on'
+}
+
+. "$top/tests/qemu/targets.sh"
+seen=" "
+for target in x86_64-host $MATRIX_TARGETS; do
+	if [ "$target" = x86_64-host ]; then
+		t_arch=x86_64 t_triple=x86_64-linux-gnu t_cflags=
+		cc=gcc objdump=objdump
+	else
+		target_info "$target" || continue
+		cc=$t_triple-gcc-12 objdump=$t_triple-objdump
+	fi
+	key="$t_triple$t_cflags"
+	case $seen in *" $key "*) continue ;; esac
+	seen="$seen$key "
+	if ! have "$cc" || ! have "$objdump"; then
+		skip "$t_arch: $cc or $objdump not installed"
+		continue
+	fi
+	dir=$tmp/$t_arch
+	mkdir -p "$dir"
+	built=1
+	for src in src/time.c src/cpu.c src/random.c src/tp.c "$tmp/inline.c"; do
+		# shellcheck disable=SC2086
+		if ! "$cc" $t_cflags -std=gnu11 -O2 -fstack-usage -Iinclude -Isrc -D_GNU_SOURCE \
+			-c "$src" -o "$dir/$(basename "$src" .c).o" 2>"$dir/cc.err"; then
+			not_ok "$t_arch: $src does not compile with $cc $t_cflags"
+			diag <"$dir/cc.err"
+			built=0
+		fi
+	done
+	[ $built = 1 ] || continue
+	regex=$(barriers "$t_arch")
+	limit=$(($(min_frame "$t_arch") + 64))
+	found="" frames="" big="" missing=""
+	for fn in $calls inline_clock_gettime inline_clock_getres inline_time inline_getcpu inline_getcpu_node; do
+		text=""
+		for o in "$dir"/*.o; do
+			text=$(body "$objdump" "$o" "$fn")
+			[ -n "$text" ] && break
+		done
+		if [ -z "$text" ]; then
+			case $fn in inline_*) continue ;; esac # absent where the header inlines nothing
+			missing="$missing $fn"
+			continue
+		fi
+		hits=$(printf '%s\n' "$text" | grep -E "$regex" | head -3 | sed 's/^[[:space:]]*//' | tr '\n' ';')
+		[ -n "$hits" ] && found="$found $fn: $hits"
+		frame=$(cat "$dir"/*.su | awk -F'\t' -v f="$fn" '{ n = split($1, p, ":"); if (p[n] == f) print $2 }' | head -1)
+		frames="$frames $fn=${frame:-?}"
+		[ -n "$frame" ] && [ "$frame" -gt "$limit" ] && big="$big $fn=$frame"
+	done
+	if [ -n "$missing" ]; then
+		not_ok "$t_arch: public calls not found in the objects:$missing"
+	elif [ -n "$found" ]; then
+		not_ok "$t_arch: a barrier or atomic instruction on a public call's path:$found"
+	else
+		ok "$t_arch: no barrier in the public calls, inlined ones included ($cc $t_cflags)"
+	fi
+	if [ -n "$big" ]; then
+		not_ok "$t_arch: a frame over $limit bytes (the ABI's minimum + 64):$big"
+	else
+		ok "$t_arch: every public call's frame within $limit bytes:$frames"
+	fi
+done
+done_testing
