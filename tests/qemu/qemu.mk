@@ -35,6 +35,7 @@ qemu-kernels:
 	tests/qemu/build-kernel riscv64
 	tests/qemu/build-kernel ppc64
 	tests/qemu/build-kernel ppc32
+	tests/qemu/build-kernel y2038
 
 # Each document is replaced only once its new text is complete; seeds.md
 # is hand-written around its generated tables.
