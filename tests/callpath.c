@@ -52,7 +52,6 @@
 #include "lib/testutil.h"      /* sys_getcpu */
 #include "images/names.h"    /* FAKE_TIME32: which fakes take 32-bit time */
 #include "images/fake_abi.h" /* the fakes' call counters */
-#include "lib/syscall-count.h" /* which syscalls the 2026 images' calls make */
 
 /* ---- what this architecture's image exports ---------------------------- */
 
@@ -878,6 +877,8 @@ static void check_time64only_calls(void)
 /* ---- the 2026 images: Linux 7.0's entries, 7.3's without time32 ---------- */
 
 #ifdef Y2038_GETTIME64
+#include "lib/syscall-count.h" /* which syscalls the 2026 images' calls make */
+
 /*
  * Marks a stretch of calls for a run under `qemu-user -strace`
  * (tests/qemu-user.t), which has no seccomp to count with: a failing
