@@ -96,6 +96,10 @@ static const char *syscall_name(int nr)
 #ifdef SYS_time
 		{ SYS_time, "time" },
 #endif
+#ifdef SYS_get_thread_area
+		/* m68k's thread pointer: glibc asks for it on its way to errno. */
+		{ SYS_get_thread_area, "get_thread_area" },
+#endif
 	};
 	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
 		if (known[i].nr == nr)
