@@ -979,7 +979,8 @@ static void make_time_calls(int every)
 static int count_in_child(void *arg)
 {
 	(void)arg;
-	struct syscall_counter c;
+	/* Static: the supervisor thread reads it until the process ends. */
+	static struct syscall_counter c;
 	const long *nrs = every_time_call ? time32_syscalls : NULL;
 	int n = every_time_call ? (int)(sizeof(time32_syscalls) / sizeof(time32_syscalls[0])) : 0;
 	if (counter_start(&c, nrs, n) != 0)

@@ -208,7 +208,8 @@ static struct counted *seen;
 static int count_in_child(void *arg)
 {
 	(void)arg;
-	struct syscall_counter c;
+	/* Static: the supervisor thread reads it until the process ends. */
+	static struct syscall_counter c;
 	if (counter_start(&c, NULL, 0) != 0)
 		return 0;
 	for (size_t i = 0; i < NCALLS; i++) {

@@ -101,7 +101,8 @@ struct count_job {
 static void *count_each_user_space_call(void *arg)
 {
 	struct count_job *job = arg;
-	struct syscall_counter counter;
+	/* Static: its supervisor thread may read it after this function returns. */
+	static struct syscall_counter counter;
 	if (counter_start(&counter, NULL, 0)) {
 		job->no_seccomp = 1;
 		return NULL;
