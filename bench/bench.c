@@ -64,29 +64,29 @@ static double now_ns(void)
 RUN_LOOP(run_raw_gettime, CLOCK_LOCALS; clock_fn fn = raw_gettime; (void)ts, fn(c, &kts))
 RUN_LOOP(run_kit_gettime, CLOCK_LOCALS; (void)ts, vdsokit_clock_gettime(c, &kts))
 RUN_LOOP(run_libc_gettime, CLOCK_LOCALS; (void)kts, clock_gettime(c, &ts))
-RUN_LOOP(run_sys_gettime, CLOCK_LOCALS; (void)ts, vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &kts))
+RUN_LOOP(run_sys_gettime, CLOCK_LOCALS; (void)ts, vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &kts))
 
 RUN_LOOP(run_raw_getres, CLOCK_LOCALS; clock_fn fn = raw_getres; (void)ts, fn(c, &kts))
 RUN_LOOP(run_kit_getres, CLOCK_LOCALS; (void)ts, vdsokit_clock_getres(c, &kts))
 RUN_LOOP(run_libc_getres, CLOCK_LOCALS; (void)kts, clock_getres(c, &ts))
-RUN_LOOP(run_sys_getres, CLOCK_LOCALS; (void)ts, vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, c, &kts))
+RUN_LOOP(run_sys_getres, CLOCK_LOCALS; (void)ts, vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, c, &kts))
 
 RUN_LOOP(run_raw_time, time_fn fn = raw_time, fn(NULL))
 RUN_LOOP(run_kit_time, int64_t t, vdsokit_time(&t))
 RUN_LOOP(run_libc_time, , time(NULL))
-RUN_LOOP(run_sys_time, int64_t t, vdsokit_time_via(VDSOKIT_VIA_SYSCALL, &t))
+RUN_LOOP(run_sys_time, int64_t t, vdsokit_time_via(VDSOKIT_ROUTE_SYSCALL, &t))
 
 RUN_LOOP(run_raw_getcpu, unsigned cpu; getcpu_fn fn = raw_getcpu, fn(&cpu, NULL, NULL))
 RUN_LOOP(run_kit_getcpu, unsigned cpu, vdsokit_getcpu(&cpu, NULL))
 RUN_LOOP(run_libc_getcpu, , sched_getcpu())
-RUN_LOOP(run_sys_getcpu, unsigned cpu, vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &cpu, NULL))
+RUN_LOOP(run_sys_getcpu, unsigned cpu, vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &cpu, NULL))
 
 /* Asking for the node too: each reference asks for it as well. */
 #define NODE_LOCALS unsigned cpu; unsigned node
 RUN_LOOP(run_raw_getcpu_node, NODE_LOCALS; getcpu_fn fn = raw_getcpu, fn(&cpu, &node, NULL))
 RUN_LOOP(run_kit_getcpu_node, NODE_LOCALS, vdsokit_getcpu(&cpu, &node))
 RUN_LOOP(run_libc_getcpu_node, NODE_LOCALS, getcpu(&cpu, &node))
-RUN_LOOP(run_sys_getcpu_node, NODE_LOCALS, vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &cpu, &node))
+RUN_LOOP(run_sys_getcpu_node, NODE_LOCALS, vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &cpu, &node))
 
 struct variant {
 	const char *name;
@@ -333,8 +333,8 @@ static void *live_thread(void *arg)
 
 static void print_getrandom_first_calls(void)
 {
-	struct vdsokit_path p;
-	if (vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p) || p.route != VDSOKIT_ROUTE_VDSO) {
+	struct vdsokit_route_info p;
+	if (vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) || p.route != VDSOKIT_ROUTE_VDSO) {
 		printf("\ngetrandom first call with live threads: skipped, getrandom is not on the vDSO here (%s)\n",
 		       vdsokit_reason_text(p.reason));
 		return;
@@ -349,7 +349,7 @@ static void print_getrandom_first_calls(void)
 	for (int i = 0; i < NEW_THREADS; i++) {
 		unsigned char buf[16];
 		double t0 = now_ns();
-		vdsokit_getrandom_via(VDSOKIT_VIA_SYSCALL, buf, sizeof(buf), 0);
+		vdsokit_getrandom_via(VDSOKIT_ROUTE_SYSCALL, buf, sizeof(buf), 0);
 		sys[i] = now_ns() - t0;
 	}
 	qsort(sys, NEW_THREADS, sizeof(double), cmp_double);
@@ -420,8 +420,8 @@ int main(void)
 	raw_getres = (clock_fn)(uintptr_t)bare_entry(VDSOKIT_FN_CLOCK_GETRES);
 	raw_time = (time_fn)(uintptr_t)bare_entry(VDSOKIT_FN_TIME);
 	raw_getcpu = (getcpu_fn)(uintptr_t)bare_entry(VDSOKIT_FN_GETCPU);
-	struct vdsokit_path path;
-	vdsokit_path_of(VDSOKIT_FN_GETCPU, 0, &path);
+	struct vdsokit_route_info path;
+	vdsokit_route_of(VDSOKIT_FN_GETCPU, 0, &path);
 
 	printf("libvdsokit %s bench, %s, %d rounds of ~%.0f us batches, median ns/call%s\n",
 	       VDSOKIT_VERSION_STRING, vdsokit_arch_name(), ROUNDS, BATCH_TARGET_NS / 1000,
@@ -437,7 +437,7 @@ int main(void)
 		bench_clock = clocks[c].id;
 		struct vdsokit_timespec probe;
 		struct row r = { name, run_raw_gettime, run_kit_gettime, run_libc_gettime, run_sys_gettime,
-				 raw_gettime && vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, clocks[c].id, &probe) == 0,
+				 raw_gettime && vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, clocks[c].id, &probe) == 0,
 				 NULL };
 		print_row(&r, notes, sizeof(notes));
 	}

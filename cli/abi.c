@@ -26,8 +26,8 @@
 enum path { PATH_SYSCALL, PATH_VDSO, PATH_LIBRARY, PATH_COUNT };
 
 static const char *const path_keys[PATH_COUNT] = { "syscall", "vdso", "library" };
-static const enum vdsokit_via path_via[PATH_COUNT] = {
-	VDSOKIT_VIA_SYSCALL, VDSOKIT_VIA_VDSO, VDSOKIT_VIA_AUTO,
+static const enum vdsokit_route path_via[PATH_COUNT] = {
+	VDSOKIT_ROUTE_SYSCALL, VDSOKIT_ROUTE_VDSO, VDSOKIT_ROUTE_AUTO,
 };
 
 enum outcome_kind {
@@ -173,13 +173,13 @@ static void probe_vdso(bool present[VDSOKIT_FN_COUNT])
 	unsigned cpu, node;
 	unsigned char buf[16];
 	present[VDSOKIT_FN_CLOCK_GETTIME] =
-		vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, CLOCK_MONOTONIC, &ts) != -ENOSYS;
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, CLOCK_MONOTONIC, &ts) != -ENOSYS;
 	present[VDSOKIT_FN_CLOCK_GETRES] =
-		vdsokit_clock_getres_via(VDSOKIT_VIA_VDSO, CLOCK_MONOTONIC, &ts) != -ENOSYS;
-	present[VDSOKIT_FN_GETTIMEOFDAY] = vdsokit_gettimeofday_via(VDSOKIT_VIA_VDSO, &tv, NULL) != -ENOSYS;
-	present[VDSOKIT_FN_TIME] = vdsokit_time_via(VDSOKIT_VIA_VDSO, &t) != -ENOSYS;
-	present[VDSOKIT_FN_GETCPU] = vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, &node) != -ENOSYS;
-	present[VDSOKIT_FN_GETRANDOM] = vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, sizeof(buf), 0) != -ENOSYS;
+		vdsokit_clock_getres_via(VDSOKIT_ROUTE_VDSO, CLOCK_MONOTONIC, &ts) != -ENOSYS;
+	present[VDSOKIT_FN_GETTIMEOFDAY] = vdsokit_gettimeofday_via(VDSOKIT_ROUTE_VDSO, &tv, NULL) != -ENOSYS;
+	present[VDSOKIT_FN_TIME] = vdsokit_time_via(VDSOKIT_ROUTE_VDSO, &t) != -ENOSYS;
+	present[VDSOKIT_FN_GETCPU] = vdsokit_getcpu_via(VDSOKIT_ROUTE_VDSO, &cpu, &node) != -ENOSYS;
+	present[VDSOKIT_FN_GETRANDOM] = vdsokit_getrandom_via(VDSOKIT_ROUTE_VDSO, buf, sizeof(buf), 0) != -ENOSYS;
 	present[VDSOKIT_FN_THREAD_POINTER] = false;
 }
 

@@ -71,10 +71,10 @@ struct abi_case {
 unsigned abi_cases_build(struct abi_case *cases, unsigned max, const struct abi_processes *procs);
 
 /*
- * Makes the call of case c through one path (VDSOKIT_VIA_AUTO: the library's
+ * Makes the call of case c through one path (VDSOKIT_ROUTE_AUTO: the library's
  * own choice).  Returns what it returned: 0 / a value / a negative errno.
  * Run it in a child: it may well crash.
  */
-long abi_case_call(const struct abi_case *c, enum vdsokit_via via, const struct abi_memory *m);
+long abi_case_call(const struct abi_case *c, enum vdsokit_route via, const struct abi_memory *m);
 
 #endif /* VDSOKIT_CLI_ABI_H */

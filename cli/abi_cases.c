@@ -146,7 +146,7 @@ static long bare_gettimeofday_syscall(void *tv, void *tz, bool *done)
 #endif
 }
 
-long abi_case_call(const struct abi_case *c, enum vdsokit_via via, const struct abi_memory *m)
+long abi_case_call(const struct abi_case *c, enum vdsokit_route via, const struct abi_memory *m)
 {
 	clockid_t clock = (clockid_t)c->clock;
 	void *first, *second;
@@ -168,7 +168,7 @@ long abi_case_call(const struct abi_case *c, enum vdsokit_via via, const struct 
 		/* tv is 16 bytes, struct timezone two ints. */
 		first = pointer_for(c->bad_argument == 0 ? c->pointer : ABI_PTR_VALID, 0, m);
 		second = c->bad_argument == 1 ? pointer_for(c->pointer, 1, m) : NULL;
-		if (via == VDSOKIT_VIA_SYSCALL) {
+		if (via == VDSOKIT_ROUTE_SYSCALL) {
 			v = bare_gettimeofday_syscall(first, second, &done);
 			if (done)
 				return v;
@@ -176,7 +176,7 @@ long abi_case_call(const struct abi_case *c, enum vdsokit_via via, const struct 
 		return vdsokit_gettimeofday_via(via, first, second);
 	case VDSOKIT_FN_TIME:
 		first = pointer_for(c->pointer, 0, m);
-		if (via == VDSOKIT_VIA_SYSCALL) {
+		if (via == VDSOKIT_ROUTE_SYSCALL) {
 			v = bare_time_syscall(first, &done);
 			if (done)
 				return v;

@@ -62,7 +62,7 @@ static const long getrandom_lengths[] = { 16, 256, 4096 };
 
 struct bench_row {
 	struct bench_case c;
-	struct vdsokit_path route;
+	struct vdsokit_route_info route;
 	bool route_known;
 	struct bench_result r[BENCH_PATH_COUNT];
 	struct latency_result latency[BENCH_PATH_COUNT];
@@ -493,8 +493,8 @@ static const char *vdso_column_note(void)
 {
 	if (raw_vdso_is_bare(VDSOKIT_FN_CLOCK_GETTIME))
 		return "the bare vDSO entry point called from the loop (getrandom and the thread "
-		       "pointer: vdsokit_*_via(VDSOKIT_VIA_VDSO))";
-	return "vdsokit_*_via(VDSOKIT_VIA_VDSO): this architecture's vDSO needs the library's "
+		       "pointer: vdsokit_*_via(VDSOKIT_ROUTE_VDSO))";
+	return "vdsokit_*_via(VDSOKIT_ROUTE_VDSO): this architecture's vDSO needs the library's "
 	       "call sequence (powerpc: errors in CR0.SO, ELFv1 function descriptors)";
 }
 

@@ -125,7 +125,7 @@ void check_skip_refused(struct check_result *r, const char *syscall, int result)
 int reference_clock_error(void)
 {
 	struct vdsokit_timespec ts;
-	return vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &ts);
+	return vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &ts);
 }
 
 unsigned allowed_cpus(int *cpus, unsigned max)

@@ -494,13 +494,13 @@ enum bench_path {
 	BENCH_VDSO,     /* the bare vDSO pointer (vdsokit_bare_entry); via(VDSO)
 			   where raw_vdso_is_bare() is false                    */
 	BENCH_LIBC,     /* clock_gettime(), sched_getcpu(), pthread_self() …  */
-	BENCH_SYSCALL,  /* vdso_*_via(VDSOKIT_VIA_SYSCALL): the raw syscall      */
+	BENCH_SYSCALL,  /* vdso_*_via(VDSOKIT_ROUTE_SYSCALL): the raw syscall      */
 	BENCH_PATH_COUNT
 };
 
 /*
  * Whether bench's vDSO column calls fn's bare entry point
- * (vdsokit_bare_entry), else vdsokit_*_via(VDSOKIT_VIA_VDSO): powerpc,
+ * (vdsokit_bare_entry), else vdsokit_*_via(VDSOKIT_ROUTE_VDSO): powerpc,
  * getrandom, the thread pointer.
  */
 bool raw_vdso_is_bare(enum vdsokit_func fn);
@@ -555,10 +555,10 @@ enum { BENCH_GETCPU_CPU = 0, BENCH_GETCPU_NODE = 1 };
 /* Label and argument for func (arg: clock id, getrandom length, getcpu's BENCH_GETCPU_*). */
 void bench_case_init(struct bench_case *c, enum vdsokit_func func, long arg);
 /*
- * vdsokit_path_of for what the case calls: for getcpu(cpu+node) on an rseq
+ * vdsokit_route_of for what the case calls: for getcpu(cpu+node) on an rseq
  * area without node_id, the vDSO entry or syscall that call takes, not rseq.
  */
-int bench_case_path(const struct bench_case *c, struct vdsokit_path *p);
+int bench_case_path(const struct bench_case *c, struct vdsokit_route_info *p);
 /*
  * Measures the wanted paths of `count` cases within config->seconds: all
  * calibrated first, then in rounds of one batch per case and path, so that
@@ -602,7 +602,7 @@ double bench_now_ns(void);
 #define QUICK_COUNT 9
 struct quick_row {
 	struct bench_case c;
-	struct vdsokit_path route;      /* bench_case_path of c                */
+	struct vdsokit_route_info route;      /* bench_case_path of c                */
 	struct bench_result r[BENCH_PATH_COUNT]; /* BENCH_LIBRARY, BENCH_SYSCALL */
 };
 /* The cases and their routes, nothing measured yet. */

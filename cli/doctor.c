@@ -302,8 +302,8 @@ static const char *path_label(enum vdsokit_func fn, long clock, char *buf, size_
  */
 static bool monotonic_in_kernel(void)
 {
-	struct vdsokit_path p;
-	return vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p) == 0 &&
+	struct vdsokit_route_info p;
+	return vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p) == 0 &&
 	       p.reason == VDSOKIT_REASON_CLOCK_IN_KERNEL;
 }
 
@@ -345,17 +345,17 @@ static long clock_read_by(enum vdsokit_func fn)
  * library's path says nothing of what the entry would do.
  */
 static bool entry_passed_by(char *buf, size_t size, enum vdsokit_func fn,
-			    const struct vdsokit_path *p, const struct vdsokit_symbol *entry)
+			    const struct vdsokit_route_info *p, const struct vdsokit_symbol *entry)
 {
 	char clock[32];
-	struct vdsokit_path read;
+	struct vdsokit_route_info read;
 	long c = clock_read_by(fn);
 	append(buf, size, "%s%s: %s%s%s ", buf[0] ? "; " : "", cli_func_name(fn), entry->name,
 	       entry->version ? "@" : "", entry->version ? entry->version : "");
 	/* The most telling first: the clock it reads has no user-space read here. */
-	if (c >= 0 && vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)c, &read) == 0 &&
+	if (c >= 0 && vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)c, &read) == 0 &&
 	    read.reason == VDSOKIT_REASON_CLOCK_IN_KERNEL) {
-		append(buf, size, "is exported, but it reads CLOCK_%s, and vdsokit_path_of(%s(%s)) "
+		append(buf, size, "is exported, but it reads CLOCK_%s, and vdsokit_route_of(%s(%s)) "
 		       "says: %s; so the entry would only make the syscall, and the library makes "
 		       "%s directly", clock_id_name(clock, sizeof(clock), c),
 		       cli_func_name(VDSOKIT_FN_CLOCK_GETTIME), clock, vdsokit_reason_text(read.reason),
@@ -368,7 +368,7 @@ static bool entry_passed_by(char *buf, size_t size, enum vdsokit_func fn,
 		return true;
 	}
 	append(buf, size, "is exported, but the library does not call it on %s and makes %s "
-	       "(vdsokit_path_of: route %s)", vdsokit_arch_name(),
+	       "(vdsokit_route_of: route %s)", vdsokit_arch_name(),
 	       p->syscall ? p->syscall : "the syscall", vdsokit_route_name(p->route));
 	return false;
 }
@@ -381,7 +381,7 @@ static void group_finding(struct doctor_report *r, const char *list, const char 
 	if (!list[0])
 		return;
 	struct doctor_finding *f = finding_add(r, id, severity, "%s: %s", title, list);
-	evidence(f, "vdsokit_path_of: %s", path_says);
+	evidence(f, "vdsokit_route_of: %s", path_says);
 	action(f, "%s", todo);
 }
 
@@ -402,7 +402,7 @@ extern const unsigned int __rseq_size __attribute__((weak));
  * node_id: say what a call that asks for the node takes (the path's symbol
  * or syscall) and which side stops short, the kernel or the libc.
  */
-static void report_rseq_cpu_only(struct doctor_report *r, const struct vdsokit_path *p)
+static void report_rseq_cpu_only(struct doctor_report *r, const struct vdsokit_route_info *p)
 {
 	unsigned long kernel_fills = getauxval(AT_RSEQ_FEATURE_SIZE);
 	char node_path[128];
@@ -414,7 +414,7 @@ static void report_rseq_cpu_only(struct doctor_report *r, const struct vdsokit_p
 	struct doctor_finding *f = finding_add(r, "rseq-cpu-only", SEVERITY_INFO,
 		"getcpu reads the CPU from the rseq area; a call that asks for the node takes %s",
 		node_path);
-	evidence(f, "vdsokit_path_of(getcpu): route %s, %s", vdsokit_route_name(p->route),
+	evidence(f, "vdsokit_route_of(getcpu): route %s, %s", vdsokit_route_name(p->route),
 		 vdsokit_reason_text(p->reason));
 	if (kernel_fills < RSEQ_NODE_ID_END)
 		evidence(f, "getauxval(AT_RSEQ_FEATURE_SIZE) = %lu: this kernel keeps no node_id in "
@@ -429,7 +429,7 @@ static void report_rseq_cpu_only(struct doctor_report *r, const struct vdsokit_p
 	       "rseq area make that one load too");
 }
 
-/* Findings from vdsokit_path_of for every function (and clock). */
+/* Findings from vdsokit_route_of for every function (and clock). */
 static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 {
 	char fast[1024] = "", absent[512] = "", not_on_arch[512] = "", kernel_clocks[512] = "",
@@ -437,7 +437,7 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 	     passed_by_names[256] = "", user_space[512] = "", unavailable[256] = "",
 	     vdso_kernel[256] = "";
 	char label[64], title[96];
-	struct vdsokit_path p, cpu_only = { .route = VDSOKIT_ROUTE_NONE };
+	struct vdsokit_route_info p, cpu_only = { .route = VDSOKIT_ROUTE_NONE };
 	struct vdsokit_symbol entry;
 	unsigned fast_count = 0;
 	bool passed_by_explained = true;
@@ -447,7 +447,7 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 		unsigned n = clocked ? FAST_CLOCK_COUNT : 1;
 		for (unsigned i = 0; i < n; i++) {
 			long clock = clocked ? fast_clocks[i] : 0;
-			if (vdsokit_path_of((enum vdsokit_func)fn, (clockid_t)clock, &p) != 0)
+			if (vdsokit_route_of((enum vdsokit_func)fn, (clockid_t)clock, &p) != 0)
 				continue;
 			path_label((enum vdsokit_func)fn, clock, label, sizeof(label));
 			/*
@@ -478,6 +478,7 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 				append(unavailable, sizeof(unavailable), "%s%s", unavailable[0] ? ", " : "",
 				       label);
 				continue;
+			case VDSOKIT_ROUTE_AUTO: /* never an answer of vdsokit_route_of */
 			case VDSOKIT_ROUTE_VDSO:
 			case VDSOKIT_ROUTE_SYSCALL:
 				break;
@@ -563,7 +564,7 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 		f = finding_add(r, "kernel-clocks", SEVERITY_INFO,
 				"the vDSO of this architecture has no user-space read for: %s",
 				kernel_clocks);
-		evidence(f, "vdsokit_path_of: %s", vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL));
+		evidence(f, "vdsokit_route_of: %s", vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL));
 		if (monotonic_in_kernel())
 			action(f, "none: the vDSO of %s has no user-space read for MONOTONIC whatever "
 			       "the clocksource, so it would make these syscalls itself and MONOTONIC "
@@ -646,9 +647,9 @@ static void check_cputime(struct doctor_report *r)
 	struct doctor_finding *f = finding_add(r, "cputime-syscall", SEVERITY_INFO,
 					"CPU-time clocks always take a syscall");
 	for (unsigned i = 0; i < 2; i++) {
-		struct vdsokit_path p;
+		struct vdsokit_route_info p;
 		char name[32];
-		if (vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)clocks[i], &p) != 0)
+		if (vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)clocks[i], &p) != 0)
 			continue;
 		evidence(f, "clock_gettime(%s): route %s, %s%s%s", clock_id_name(name, sizeof(name),
 			 clocks[i]), vdsokit_route_name(p.route), vdsokit_reason_text(p.reason),
@@ -788,7 +789,7 @@ static void check_clocksource(struct doctor_report *r, const struct host_facts *
 		 "current_clocksource)%s", name, foreign);
 	evidence(f, "available: %s", fact_text(&h->available_clocksources));
 	if (arch_reads_none)
-		evidence(f, "vdsokit_path_of(clock_gettime(MONOTONIC)): route syscall, %s: the "
+		evidence(f, "vdsokit_route_of(clock_gettime(MONOTONIC)): route syscall, %s: the "
 			 "library's table of what the vDSO of %s reads, whatever the clocksource",
 			 vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL), vdsokit_arch_name());
 	else
@@ -1052,9 +1053,9 @@ static void json_path_list(struct json_writer *w)
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
 		bool clocked = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
 		for (long clock = 0; clock < (clocked ? 12 : 1); clock++) {
-			struct vdsokit_path p;
+			struct vdsokit_route_info p;
 			char name[32];
-			if (vdsokit_path_of((enum vdsokit_func)fn, (clockid_t)clock, &p) != 0)
+			if (vdsokit_route_of((enum vdsokit_func)fn, (clockid_t)clock, &p) != 0)
 				continue;
 			json_object_begin(w);
 			json_kv_string(w, "function", cli_func_name((enum vdsokit_func)fn));

@@ -103,16 +103,16 @@ static void probe_calls(int report)
 		switch (step) {
 		case 0:
 			for (clockid_t c = 0; c < 12; c++)
-				vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, c, &ts);
+				vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, c, &ts);
 			break;
 		case 1:
 			for (clockid_t c = 0; c < 12; c++)
-				vdsokit_clock_getres_via(VDSOKIT_VIA_VDSO, c, &ts);
+				vdsokit_clock_getres_via(VDSOKIT_ROUTE_VDSO, c, &ts);
 			break;
-		case 2: vdsokit_gettimeofday_via(VDSOKIT_VIA_VDSO, &tv, &tz); break;
-		case 3: vdsokit_time_via(VDSOKIT_VIA_VDSO, &t); break;
-		case 4: vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, &node); break;
-		case 5: vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, sizeof(buf), 0); break;
+		case 2: vdsokit_gettimeofday_via(VDSOKIT_ROUTE_VDSO, &tv, &tz); break;
+		case 3: vdsokit_time_via(VDSOKIT_ROUTE_VDSO, &t); break;
+		case 4: vdsokit_getcpu_via(VDSOKIT_ROUTE_VDSO, &cpu, &node); break;
+		case 5: vdsokit_getrandom_via(VDSOKIT_ROUTE_VDSO, buf, sizeof(buf), 0); break;
 		}
 	}
 	_exit(0);

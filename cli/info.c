@@ -57,11 +57,11 @@ static void print_functions_text(const struct vdsokit_image *img)
 	char stack[32];
 	table_init(&t, 7, headers, align);
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
-		struct vdsokit_path path;
+		struct vdsokit_route_info path;
 		table_row(&t);
 		table_cell(&t, cli_func_name(fn));
 		/* clock functions: REALTIME stands for the clocks the vDSO serves */
-		if (vdsokit_path_of(fn, CLOCK_REALTIME, &path) != 0) {
+		if (vdsokit_route_of(fn, CLOCK_REALTIME, &path) != 0) {
 			table_cell(&t, "?");
 			continue;
 		}
@@ -93,7 +93,7 @@ static void print_functions_text(const struct vdsokit_image *img)
 		const struct vdso_stack_use *u = &stack_use[fn];
 		char clock[32];
 		if (u->measured && u->through_library)
-			printf("  %s: through vdsokit_%s_via(VDSOKIT_VIA_VDSO), its frame included\n",
+			printf("  %s: through vdsokit_%s_via(VDSOKIT_ROUTE_VDSO), its frame included\n",
 			       cli_func_name(fn), cli_func_name(fn));
 		if (u->measured && u->deepest_clock >= 0)
 			printf("  %s: deepest with CLOCK_%s, over %u clocks\n", cli_func_name(fn),
@@ -108,10 +108,10 @@ static void print_functions_json(struct json_writer *w, const struct vdsokit_ima
 	json_key(w, "functions");
 	json_array_begin(w);
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
-		struct vdsokit_path path;
+		struct vdsokit_route_info path;
 		json_object_begin(w);
 		json_kv_string(w, "function", cli_func_name(fn));
-		if (vdsokit_path_of(fn, CLOCK_REALTIME, &path) == 0) {
+		if (vdsokit_route_of(fn, CLOCK_REALTIME, &path) == 0) {
 			json_kv_string(w, "route", vdsokit_route_name(path.route));
 			json_kv_string(w, "reason", vdsokit_reason_text(path.reason));
 			json_kv_string(w, "symbol", path.symbol);

@@ -70,9 +70,9 @@ void bench_case_init(struct bench_case *c, enum vdsokit_func func, long arg)
 	}
 }
 
-int bench_case_path(const struct bench_case *c, struct vdsokit_path *p)
+int bench_case_path(const struct bench_case *c, struct vdsokit_route_info *p)
 {
-	int r = vdsokit_path_of(c->func, (clockid_t)c->arg, p);
+	int r = vdsokit_route_of(c->func, (clockid_t)c->arg, p);
 	if (r != 0 || c->func != VDSOKIT_FN_GETCPU || p->route != VDSOKIT_ROUTE_RSEQ)
 		return r;
 	/*
@@ -133,29 +133,29 @@ static unsigned char random_buffer[65536];
 
 DEFINE_LOOP(loop_lib_gettime, struct vdsokit_timespec ts, vdsokit_clock_gettime((clockid_t)arg, &ts))
 DEFINE_LOOP(loop_raw_gettime, struct vdsokit_timespec ts,
-	    vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, (clockid_t)arg, &ts))
+	    vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, (clockid_t)arg, &ts))
 DEFINE_LOOP(loop_libc_gettime, struct timespec ts, clock_gettime((clockid_t)arg, &ts))
 DEFINE_LOOP(loop_sys_gettime, struct vdsokit_timespec ts,
-	    vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)arg, &ts))
+	    vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)arg, &ts))
 
 DEFINE_LOOP(loop_lib_getres, struct vdsokit_timespec ts, vdsokit_clock_getres((clockid_t)arg, &ts))
 DEFINE_LOOP(loop_raw_getres, struct vdsokit_timespec ts,
-	    vdsokit_clock_getres_via(VDSOKIT_VIA_VDSO, (clockid_t)arg, &ts))
+	    vdsokit_clock_getres_via(VDSOKIT_ROUTE_VDSO, (clockid_t)arg, &ts))
 DEFINE_LOOP(loop_libc_getres, struct timespec ts, clock_getres((clockid_t)arg, &ts))
 DEFINE_LOOP(loop_sys_getres, struct vdsokit_timespec ts,
-	    vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, (clockid_t)arg, &ts))
+	    vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)arg, &ts))
 
 DEFINE_LOOP(loop_lib_gettimeofday, struct vdsokit_timeval tv, vdsokit_gettimeofday(&tv, NULL))
 DEFINE_LOOP(loop_raw_gettimeofday, struct vdsokit_timeval tv,
-	    vdsokit_gettimeofday_via(VDSOKIT_VIA_VDSO, &tv, NULL))
+	    vdsokit_gettimeofday_via(VDSOKIT_ROUTE_VDSO, &tv, NULL))
 DEFINE_LOOP(loop_libc_gettimeofday, struct timeval tv, gettimeofday(&tv, NULL))
 DEFINE_LOOP(loop_sys_gettimeofday, struct vdsokit_timeval tv,
-	    vdsokit_gettimeofday_via(VDSOKIT_VIA_SYSCALL, &tv, NULL))
+	    vdsokit_gettimeofday_via(VDSOKIT_ROUTE_SYSCALL, &tv, NULL))
 
 DEFINE_LOOP(loop_lib_time, int64_t t, vdsokit_time(&t))
-DEFINE_LOOP(loop_raw_time, int64_t t, vdsokit_time_via(VDSOKIT_VIA_VDSO, &t))
+DEFINE_LOOP(loop_raw_time, int64_t t, vdsokit_time_via(VDSOKIT_ROUTE_VDSO, &t))
 DEFINE_LOOP(loop_libc_time, time_t t, time(&t))
-DEFINE_LOOP(loop_sys_time, int64_t t, vdsokit_time_via(VDSOKIT_VIA_SYSCALL, &t))
+DEFINE_LOOP(loop_sys_time, int64_t t, vdsokit_time_via(VDSOKIT_ROUTE_SYSCALL, &t))
 
 /*
  * getcpu comes twice, because asking for the node can take another path
@@ -163,28 +163,28 @@ DEFINE_LOOP(loop_sys_time, int64_t t, vdsokit_time_via(VDSOKIT_VIA_SYSCALL, &t))
  * sched_getcpu(), and the CPU and node, against glibc's getcpu().
  */
 DEFINE_LOOP(loop_lib_getcpu, unsigned cpu, vdsokit_getcpu(&cpu, NULL))
-DEFINE_LOOP(loop_raw_getcpu, unsigned cpu, vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, NULL))
+DEFINE_LOOP(loop_raw_getcpu, unsigned cpu, vdsokit_getcpu_via(VDSOKIT_ROUTE_VDSO, &cpu, NULL))
 DEFINE_LOOP(loop_libc_getcpu, int cpu, cpu = sched_getcpu(); KEEP(cpu))
-DEFINE_LOOP(loop_sys_getcpu, unsigned cpu, vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &cpu, NULL))
+DEFINE_LOOP(loop_sys_getcpu, unsigned cpu, vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &cpu, NULL))
 
 DEFINE_LOOP(loop_lib_getcpu_node, unsigned cpu; unsigned node, vdsokit_getcpu(&cpu, &node))
 DEFINE_LOOP(loop_raw_getcpu_node, unsigned cpu; unsigned node,
-	    vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, &node))
+	    vdsokit_getcpu_via(VDSOKIT_ROUTE_VDSO, &cpu, &node))
 DEFINE_LOOP(loop_libc_getcpu_node, unsigned cpu; unsigned node, getcpu(&cpu, &node))
 DEFINE_LOOP(loop_sys_getcpu_node, unsigned cpu; unsigned node,
-	    vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &cpu, &node))
+	    vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &cpu, &node))
 
 DEFINE_LOOP(loop_lib_getrandom, , vdsokit_getrandom(random_buffer, (size_t)arg, 0))
 DEFINE_LOOP(loop_raw_getrandom, ,
-	    vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, random_buffer, (size_t)arg, 0))
+	    vdsokit_getrandom_via(VDSOKIT_ROUTE_VDSO, random_buffer, (size_t)arg, 0))
 /* A variable, not a discarded call: glibc declares getrandom() warn_unused_result
  * under _FORTIFY_SOURCE (Debian's default build flags), and -Werror stops the build. */
 DEFINE_LOOP(loop_libc_getrandom, ssize_t got, got = getrandom(random_buffer, (size_t)arg, 0); KEEP(got))
 DEFINE_LOOP(loop_sys_getrandom, ,
-	    vdsokit_getrandom_via(VDSOKIT_VIA_SYSCALL, random_buffer, (size_t)arg, 0))
+	    vdsokit_getrandom_via(VDSOKIT_ROUTE_SYSCALL, random_buffer, (size_t)arg, 0))
 
 DEFINE_LOOP(loop_lib_tp, void *tp, tp = vdsokit_thread_pointer(); KEEP(tp))
-DEFINE_LOOP(loop_raw_tp, void *tp, tp = vdsokit_thread_pointer_via(VDSOKIT_VIA_VDSO); KEEP(tp))
+DEFINE_LOOP(loop_raw_tp, void *tp, tp = vdsokit_thread_pointer_via(VDSOKIT_ROUTE_VDSO); KEEP(tp))
 /*
  * glibc declares pthread_self() __attribute__((const)), so the compiler
  * would call it once per loop; through a pointer it cannot see, it is
@@ -192,7 +192,7 @@ DEFINE_LOOP(loop_raw_tp, void *tp, tp = vdsokit_thread_pointer_via(VDSOKIT_VIA_V
  */
 DEFINE_LOOP(loop_libc_tp, pthread_t (*self_fn)(void) = pthread_self; pthread_t self,
 	    __asm__("" : "+r"(self_fn)); self = self_fn(); KEEP(self))
-DEFINE_LOOP(loop_sys_tp, void *tp, tp = vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL); KEEP(tp))
+DEFINE_LOOP(loop_sys_tp, void *tp, tp = vdsokit_thread_pointer_via(VDSOKIT_ROUTE_SYSCALL); KEEP(tp))
 
 /*
  * The bare vDSO entries (vdsokit_bare_entry, with the kernel's signatures
@@ -375,8 +375,8 @@ static bool probe_libc(const struct bench_case *c, long *result)
  */
 static bool probe(const struct bench_case *c, enum bench_path path, long *result)
 {
-	enum vdsokit_via via = path == BENCH_VDSO ? VDSOKIT_VIA_VDSO :
-			    path == BENCH_SYSCALL ? VDSOKIT_VIA_SYSCALL : VDSOKIT_VIA_AUTO;
+	enum vdsokit_route via = path == BENCH_VDSO ? VDSOKIT_ROUTE_VDSO :
+			    path == BENCH_SYSCALL ? VDSOKIT_ROUTE_SYSCALL : VDSOKIT_ROUTE_AUTO;
 	struct vdsokit_timespec ts;
 	struct vdsokit_timeval tv;
 	int64_t t;

@@ -129,8 +129,8 @@ static void write_routes(FILE *out)
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
 		bool per_clock = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
 		for (long k = 0; k < (per_clock ? CLOCK_IDS : 1); k++) {
-			struct vdsokit_path p;
-			if (vdsokit_path_of(fn, (clockid_t)k, &p) != 0)
+			struct vdsokit_route_info p;
+			if (vdsokit_route_of(fn, (clockid_t)k, &p) != 0)
 				continue;
 			sample(out, route_in_user_space(p.route), "vdsokit_route_user_space",
 			       "function", cli_func_name(fn),

@@ -68,6 +68,7 @@ static const char *route_words(enum vdsokit_route route)
 	case VDSOKIT_ROUTE_REGISTER: return "CPU register";
 	case VDSOKIT_ROUTE_NONE: return "not available";
 	case VDSOKIT_ROUTE_RSEQ: return "rseq area";
+	case VDSOKIT_ROUTE_AUTO: break; /* never an answer */
 	}
 	return "?";
 }
@@ -120,8 +121,8 @@ static bool print_clocks_with_route(enum vdsokit_func fn, enum vdsokit_route rou
 	char name[32];
 	size_t column = 0;
 	for (long clock = 0; clock < CLOCK_IDS; clock++) {
-		struct vdsokit_path p;
-		if (vdsokit_path_of(fn, (clockid_t)clock, &p) != 0 || p.route != route)
+		struct vdsokit_route_info p;
+		if (vdsokit_route_of(fn, (clockid_t)clock, &p) != 0 || p.route != route)
 			continue;
 		clock_id_name(name, sizeof(name), clock);
 		if (column == 0) {
@@ -147,9 +148,9 @@ static bool print_clocks_with_route(enum vdsokit_func fn, enum vdsokit_route rou
 static bool same_routes_as_gettime(void)
 {
 	for (long clock = 0; clock < CLOCK_IDS; clock++) {
-		struct vdsokit_path a, b;
-		if (vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)clock, &a) != 0 ||
-		    vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, (clockid_t)clock, &b) != 0 ||
+		struct vdsokit_route_info a, b;
+		if (vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)clock, &a) != 0 ||
+		    vdsokit_route_of(VDSOKIT_FN_CLOCK_GETRES, (clockid_t)clock, &b) != 0 ||
 		    a.route != b.route)
 			return false;
 	}
@@ -169,8 +170,8 @@ static void print_routes(const struct quick_row *rows, bool benched)
 {
 	printf("\nHow libvdsokit serves each call:\n");
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
-		struct vdsokit_path p;
-		if (vdsokit_path_of(fn, CLOCK_REALTIME, &p) != 0)
+		struct vdsokit_route_info p;
+		if (vdsokit_route_of(fn, CLOCK_REALTIME, &p) != 0)
 			continue;
 		if (fn == VDSOKIT_FN_CLOCK_GETRES && same_routes_as_gettime()) {
 			printf("  %-15s as clock_gettime\n", cli_func_name(fn));
@@ -280,8 +281,8 @@ static void report_json(const struct host_facts *h, int init_result,
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
 		bool per_clock = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
 		for (long k = 0; k < (per_clock ? CLOCK_IDS : 1); k++) {
-			struct vdsokit_path p;
-			if (vdsokit_path_of(fn, (clockid_t)k, &p) != 0)
+			struct vdsokit_route_info p;
+			if (vdsokit_route_of(fn, (clockid_t)k, &p) != 0)
 				continue;
 			json_object_begin(&w);
 			json_kv_string(&w, "function", cli_func_name(fn));
@@ -372,10 +373,10 @@ int cmd_report(int argc, char **argv)
 	       h.available_clocksources.known ? ")" : "");
 	host_print_unknowns(stdout, &h, "  ");
 	if (img) {
-		struct vdsokit_path p;
+		struct vdsokit_route_info p;
 		unsigned served = 0;
 		for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++)
-			served += vdsokit_path_of(fn, CLOCK_REALTIME, &p) == 0 && p.symbol;
+			served += vdsokit_route_of(fn, CLOCK_REALTIME, &p) == 0 && p.symbol;
 		printf("  vDSO          mapped at %#lx, %zu bytes, %u symbols; serves %u of the\n"
 		       "                %u libvdsokit functions\n", (unsigned long)(uintptr_t)img->data,
 		       img->size, img->symbol_count, served, (unsigned)VDSOKIT_FN_COUNT);

@@ -5,7 +5,7 @@
  * (vdsokit_bare_entry) called on a painted stack (stack_probe.c).  Where
  * no entry can be called bare (getrandom: its state is the library's;
  * powerpc: CR0.SO and descriptors) the call goes through
- * vdsokit_*_via(VDSOKIT_VIA_VDSO), and the figure includes that frame.
+ * vdsokit_*_via(VDSOKIT_ROUTE_VDSO), and the figure includes that frame.
  */
 #include <errno.h>
 #include <string.h>
@@ -18,7 +18,7 @@
 struct probe_call {
 	enum vdsokit_func fn;
 	clockid_t clock;
-	const void *entry;   /* NULL: through vdsokit_*_via(VDSOKIT_VIA_VDSO) */
+	const void *entry;   /* NULL: through vdsokit_*_via(VDSOKIT_ROUTE_VDSO) */
 	int time64;
 };
 
@@ -28,7 +28,7 @@ static void prepare(void *arg)
 	const struct probe_call *c = arg;
 	unsigned char buf[32];
 	if (c->fn == VDSOKIT_FN_GETRANDOM)
-		vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, sizeof(buf), 0);
+		vdsokit_getrandom_via(VDSOKIT_ROUTE_VDSO, buf, sizeof(buf), 0);
 }
 
 static long call_bare(void *arg)
@@ -74,26 +74,26 @@ static long call_via(void *arg)
 	switch (c->fn) {
 	case VDSOKIT_FN_CLOCK_GETTIME:
 		STACK_PROBE_MARK();
-		return vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, c->clock, &ts);
+		return vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, c->clock, &ts);
 	case VDSOKIT_FN_CLOCK_GETRES:
 		STACK_PROBE_MARK();
-		return vdsokit_clock_getres_via(VDSOKIT_VIA_VDSO, c->clock, &ts);
+		return vdsokit_clock_getres_via(VDSOKIT_ROUTE_VDSO, c->clock, &ts);
 	case VDSOKIT_FN_GETTIMEOFDAY:
 		STACK_PROBE_MARK();
-		return vdsokit_gettimeofday_via(VDSOKIT_VIA_VDSO, &tv, NULL);
+		return vdsokit_gettimeofday_via(VDSOKIT_ROUTE_VDSO, &tv, NULL);
 	case VDSOKIT_FN_TIME:
 		STACK_PROBE_MARK();
-		return vdsokit_time_via(VDSOKIT_VIA_VDSO, &t);
+		return vdsokit_time_via(VDSOKIT_ROUTE_VDSO, &t);
 	case VDSOKIT_FN_GETCPU:
 		STACK_PROBE_MARK();
-		return vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, &node);
+		return vdsokit_getcpu_via(VDSOKIT_ROUTE_VDSO, &cpu, &node);
 	case VDSOKIT_FN_GETRANDOM:
 		STACK_PROBE_MARK();
-		r = vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, sizeof(buf), 0);
+		r = vdsokit_getrandom_via(VDSOKIT_ROUTE_VDSO, buf, sizeof(buf), 0);
 		return r == (long)sizeof(buf) ? 0 : r < 0 ? r : -EIO;
 	case VDSOKIT_FN_THREAD_POINTER:
 		STACK_PROBE_MARK();
-		return vdsokit_thread_pointer_via(VDSOKIT_VIA_VDSO) ? 0 : -ENOSYS;
+		return vdsokit_thread_pointer_via(VDSOKIT_ROUTE_VDSO) ? 0 : -ENOSYS;
 	default:
 		return -EINVAL;
 	}
@@ -119,8 +119,8 @@ void vdso_stack_measure(enum vdsokit_func fn, struct vdso_stack_use *u)
 	}
 	unsigned clocks = clocked(fn) ? VDSO_STACK_MAX_CLOCKS : 1;
 	for (unsigned c = 0; c < clocks; c++) {
-		struct vdsokit_path p;
-		if (vdsokit_path_of(fn, (clockid_t)c, &p) != 0)
+		struct vdsokit_route_info p;
+		if (vdsokit_route_of(fn, (clockid_t)c, &p) != 0)
 			continue;
 		/*
 		 * Only what the library sends to the vDSO: a clock it serves by
@@ -184,7 +184,7 @@ void vdso_stack_json(struct json_writer *w, const struct vdso_stack_use *u)
 	json_object_begin(w);
 	json_kv_uint(w, "deepest_bytes", u->deepest);
 	json_kv_bool(w, "page_granular", u->page_granular);
-	json_kv_string(w, "through", u->through_library ? "vdsokit_*_via(VDSOKIT_VIA_VDSO)" :
+	json_kv_string(w, "through", u->through_library ? "vdsokit_*_via(VDSOKIT_ROUTE_VDSO)" :
 			 "bare entry");
 	json_key(w, "clocks");
 	if (u->deepest_clock < 0 && u->clock_count <= 1) {

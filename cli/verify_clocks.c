@@ -52,8 +52,8 @@ static void check_rejected_gettime(struct check_list *out, const char *group, lo
 				   bool library_uses_vdso)
 {
 	struct vdsokit_timespec ts;
-	int sys = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)clock, &ts);
-	int raw = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, (clockid_t)clock, &ts);
+	int sys = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)clock, &ts);
+	int raw = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, (clockid_t)clock, &ts);
 	int lib = vdsokit_clock_gettime((clockid_t)clock, &ts);
 	struct check_result *r = check_add(out, group, "clock_gettime(%s)", clock_label(clock));
 	check_number(r, "syscall", "", sys);
@@ -97,16 +97,16 @@ static void sandwich_clock(long clock, double seconds, struct sandwich_stats *st
 	struct vdsokit_timespec before, raw, lib, after;
 	double deadline = bench_now_ns() + seconds * 1e9;
 	memset(st, 0, sizeof(*st));
-	st->have_raw = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, id, &raw) != -ENOSYS;
+	st->have_raw = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, id, &raw) != -ENOSYS;
 	/* At least a few thousand rounds even on a slow emulated machine. */
 	for (long long n = 0;; n++) {
 		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
-		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, id, &before);
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &before);
 		if (st->have_raw)
-			vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, id, &raw);
+			vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, id, &raw);
 		vdsokit_clock_gettime(id, &lib);
-		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, id, &after);
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &after);
 		if (!st->have_raw)
 			raw = lib;
 		int64_t b = timespec_ns(&before), v = timespec_ns(&raw), l = timespec_ns(&lib),
@@ -164,7 +164,7 @@ void verify_clock_gettime(struct check_list *out, const char *group, double seco
 	bool accepted[12];
 	struct vdsokit_timespec ts;
 	for (long clock = 0; clock < 12; clock++) {
-		accepted[clock] = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)clock, &ts) == 0;
+		accepted[clock] = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)clock, &ts) == 0;
 		valid += accepted[clock];
 	}
 	for (long clock = 0; clock < 12; clock++) {
@@ -182,8 +182,8 @@ static void check_getres(struct check_list *out, const char *group, long clock,
 {
 	clockid_t id = (clockid_t)clock;
 	struct vdsokit_timespec sys_res = { -1, -1 }, raw_res = { -1, -1 }, lib_res = { -1, -1 };
-	int sys = vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, id, &sys_res);
-	int raw = vdsokit_clock_getres_via(VDSOKIT_VIA_VDSO, id, &raw_res);
+	int sys = vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, id, &sys_res);
+	int raw = vdsokit_clock_getres_via(VDSOKIT_ROUTE_VDSO, id, &raw_res);
 	int lib = vdsokit_clock_getres(id, &lib_res);
 	struct check_result *r = check_add(out, group, "clock_getres(%s)", clock_label(clock));
 	if (syscall_refused(sys)) {
@@ -242,7 +242,7 @@ void verify_aux_clocks(struct check_list *out, const char *group, double seconds
 	struct vdsokit_timespec ts;
 	for (long clock = AUX_CLOCK_FIRST; clock <= AUX_CLOCK_LAST; clock++) {
 		enabled[clock - AUX_CLOCK_FIRST] =
-			vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, (clockid_t)clock, &ts) == 0;
+			vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)clock, &ts) == 0;
 		enabled_count += enabled[clock - AUX_CLOCK_FIRST];
 	}
 	for (long clock = AUX_CLOCK_FIRST; clock <= AUX_CLOCK_LAST; clock++) {
@@ -263,7 +263,7 @@ typedef int gettimeofday_path(struct vdsokit_timeval *tv, struct timezone *tz);
 
 static int gtod_raw(struct vdsokit_timeval *tv, struct timezone *tz)
 {
-	return vdsokit_gettimeofday_via(VDSOKIT_VIA_VDSO, tv, tz);
+	return vdsokit_gettimeofday_via(VDSOKIT_ROUTE_VDSO, tv, tz);
 }
 
 static void check_gettimeofday_path(struct check_list *out, const char *group, const char *who,
@@ -281,7 +281,7 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 	/* Timezone: the kernel's sys_tz, whatever settimeofday last put there. */
 	memset(&tz_sys, 0x55, sizeof(tz_sys));
 	memset(&tz_path, 0xaa, sizeof(tz_path));
-	int sys_tz = vdsokit_gettimeofday_via(VDSOKIT_VIA_SYSCALL, NULL, &tz_sys);
+	int sys_tz = vdsokit_gettimeofday_via(VDSOKIT_ROUTE_SYSCALL, NULL, &tz_sys);
 	if (syscall_refused(sys_tz)) {
 		check_skip_refused(r, "gettimeofday", sys_tz);
 		return;
@@ -311,9 +311,9 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
 		struct vdsokit_timespec before, after;
-		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &before);
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &before);
 		int rc = call(&tv, NULL);
-		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &after);
 		rounds++;
 		/* In microseconds: gettimeofday truncates the same nanoseconds. */
 		int64_t b = timespec_ns(&before) / 1000, a = timespec_ns(&after) / 1000;
@@ -343,7 +343,7 @@ typedef int time_path(int64_t *t);
 
 static int time_raw(int64_t *t)
 {
-	return vdsokit_time_via(VDSOKIT_VIA_VDSO, t);
+	return vdsokit_time_via(VDSOKIT_ROUTE_VDSO, t);
 }
 
 /*
@@ -372,9 +372,9 @@ static void check_time_path(struct check_list *out, const char *group, const cha
 		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
 		struct vdsokit_timespec before, after;
-		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &before);
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME_COARSE, &before);
 		int rc = call(&t);
-		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &after);
 		rounds++;
 		if (rc != 0 || t < before.tv_sec || t > after.tv_sec) {
 			if (violations++ == 0) {

@@ -29,12 +29,12 @@ void verify_getcpu(struct check_list *out, const char *group, double seconds)
 		check_set(r, CHECK_SKIP, "sched_getaffinity failed: %s", errno_name(errno));
 		return;
 	}
-	int sys_probe = vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &cpu, &node);
+	int sys_probe = vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &cpu, &node);
 	if (sys_probe != 0) {
 		check_set(r, CHECK_SKIP, "the getcpu syscall fails here: %s", errno_name(-sys_probe));
 		return;
 	}
-	bool have_raw = vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &cpu, &node) != -ENOSYS;
+	bool have_raw = vdsokit_getcpu_via(VDSOKIT_ROUTE_VDSO, &cpu, &node) != -ENOSYS;
 
 	long long visits = 0, mismatches = 0, unpinnable = 0;
 	char first[160] = "";
@@ -51,8 +51,8 @@ void verify_getcpu(struct check_list *out, const char *group, double seconds)
 			}
 			unsigned sys_cpu = ~0u, sys_node = ~0u, raw_cpu = ~0u, raw_node = ~0u;
 			unsigned lib_cpu = ~0u, lib_node = ~0u;
-			int sys = vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &sys_cpu, &sys_node);
-			int raw = have_raw ? vdsokit_getcpu_via(VDSOKIT_VIA_VDSO, &raw_cpu, &raw_node) : 0;
+			int sys = vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &sys_cpu, &sys_node);
+			int raw = have_raw ? vdsokit_getcpu_via(VDSOKIT_ROUTE_VDSO, &raw_cpu, &raw_node) : 0;
 			int lib = vdsokit_getcpu(&lib_cpu, &lib_node);
 			if (!have_raw) {
 				raw_cpu = sys_cpu;

@@ -24,12 +24,12 @@ typedef ssize_t getrandom_path(void *buf, size_t len, unsigned flags);
 
 static ssize_t random_raw(void *buf, size_t len, unsigned flags)
 {
-	return vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, len, flags);
+	return vdsokit_getrandom_via(VDSOKIT_ROUTE_VDSO, buf, len, flags);
 }
 
 static ssize_t random_syscall(void *buf, size_t len, unsigned flags)
 {
-	return vdsokit_getrandom_via(VDSOKIT_VIA_SYSCALL, buf, len, flags);
+	return vdsokit_getrandom_via(VDSOKIT_ROUTE_SYSCALL, buf, len, flags);
 }
 
 static bool all_zero(const unsigned char *p, size_t n)

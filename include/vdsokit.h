@@ -14,7 +14,7 @@
  * Bad pointers: the library passes caller pointers to the vDSO unchanged, as
  * the libc does.  The vDSO writes through them from user space, so a NULL,
  * unmapped or read-only pointer raises SIGSEGV where the syscall would have
- * returned -EFAULT.  Callers that need -EFAULT must use VDSOKIT_VIA_SYSCALL.
+ * returned -EFAULT.  Callers that need -EFAULT must use VDSOKIT_ROUTE_SYSCALL.
  */
 #ifndef VDSOKIT_H
 #define VDSOKIT_H
@@ -102,7 +102,7 @@ int vdsokit_init(void);
 int vdsokit_use_image(const void *base, size_t size);
 
 /* ---------------------------------------------------------------------- */
-/* Which path a call takes, and why                                        */
+/* Which route a call takes, and why                                       */
 /* ---------------------------------------------------------------------- */
 
 enum vdsokit_func {
@@ -116,10 +116,19 @@ enum vdsokit_func {
 	VDSOKIT_FN_COUNT
 };
 
+/*
+ * The route of a call: which way it goes.  vdsokit_route_of() answers with
+ * any but VDSOKIT_ROUTE_AUTO; the vdsokit_*_via() calls take AUTO, VDSO or
+ * SYSCALL (-EINVAL for any other).  The first three keep the values of
+ * 0.4's enum vdsokit_via.
+ */
 enum vdsokit_route {
-	VDSOKIT_ROUTE_VDSO,      /* a vDSO function serves it in user space     */
-	VDSOKIT_ROUTE_VDSO_KERNEL, /* a vDSO function, which enters the kernel   */
+	VDSOKIT_ROUTE_AUTO,      /* _via(): what the plain call does            */
+	VDSOKIT_ROUTE_VDSO,      /* a vDSO function serves it in user space;
+				    _via(): the vDSO symbol, any argument, no
+				    retry (-ENOSYS when the symbol is absent) */
 	VDSOKIT_ROUTE_SYSCALL,   /* the library makes the syscall               */
+	VDSOKIT_ROUTE_VDSO_KERNEL, /* a vDSO function, which enters the kernel   */
 	VDSOKIT_ROUTE_REGISTER,  /* read from a CPU register (thread pointer)   */
 	VDSOKIT_ROUTE_NONE,      /* not available at all on this architecture   */
 	VDSOKIT_ROUTE_RSEQ       /* read from the thread's rseq area (getcpu)   */
@@ -146,10 +155,10 @@ enum vdsokit_reason {
 					  node_id (Linux < 6.3: the kernel's
 					  feature size ends before it): a call that asks for the
 					  node takes the vDSO symbol or the
-					  syscall the path names */
+					  syscall the route names */
 };
 
-struct vdsokit_path {
+struct vdsokit_route_info {
 	enum vdsokit_route route;
 	enum vdsokit_reason reason;
 	const char *symbol;       /* vDSO symbol used, or NULL                  */
@@ -160,12 +169,12 @@ struct vdsokit_path {
 };
 
 /* clock is ignored except for VDSOKIT_FN_CLOCK_GETTIME and VDSOKIT_FN_CLOCK_GETRES. */
-int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_path *path);
+int vdsokit_route_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_route_info *info);
 /*
  * The vDSO's own entry for fn, to call as a plain C function with the
  * kernel's types and signature: the bare reference a benchmark measures
  * the library against.  It is the entry the library resolved for fn (the
- * library may still send some clocks to the syscall: see path_of).
+ * library may still send some clocks to the syscall: see vdsokit_route_of).
  * *time64 (may be NULL) tells whether its time values are 64-bit: the
  * timespec's and the timeval's seconds, time()'s return.  Returns 0;
  * -ENOENT when this process's vDSO has no usable entry for fn (none, or a
@@ -173,7 +182,7 @@ int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_path *
  * fn or a NULL entry; -EOPNOTSUPP
  * where none can be called bare: on powerpc (errors in CR0.SO, ELFv1
  * function descriptors), and for getrandom (its state comes from the
- * library) and the thread pointer; vdsokit_*_via(VDSOKIT_VIA_VDSO) calls
+ * library) and the thread pointer; vdsokit_*_via(VDSOKIT_ROUTE_VDSO) calls
  * those.
  */
 int vdsokit_bare_entry(enum vdsokit_func fn, const void **entry, int *time64);
@@ -186,25 +195,18 @@ const struct vdsokit_image *vdsokit_process_image(void);
 const char *vdsokit_arch_name(void);
 
 /* ---------------------------------------------------------------------- */
-/* One path only, for tools that compare paths (bench, verify, abi)        */
+/* One route only, for tools that compare routes (bench, verify, abi)      */
 /* ---------------------------------------------------------------------- */
 
-enum vdsokit_via {
-	VDSOKIT_VIA_AUTO,    /* what the plain call does                         */
-	VDSOKIT_VIA_VDSO,    /* the vDSO symbol, any argument, no retry: -ENOSYS
-			     when the symbol is absent                         */
-	VDSOKIT_VIA_SYSCALL  /* the raw syscall                                 */
-};
-
-int vdsokit_clock_gettime_via(enum vdsokit_via via, clockid_t clock, struct vdsokit_timespec *ts);
-int vdsokit_clock_getres_via(enum vdsokit_via via, clockid_t clock, struct vdsokit_timespec *res);
-int vdsokit_gettimeofday_via(enum vdsokit_via via, struct vdsokit_timeval *tv, struct timezone *tz);
-int vdsokit_time_via(enum vdsokit_via via, int64_t *t);
-int vdsokit_getcpu_via(enum vdsokit_via via, unsigned *cpu, unsigned *node);
-ssize_t vdsokit_getrandom_via(enum vdsokit_via via, void *buf, size_t len, unsigned flags);
-/* VDSOKIT_VIA_SYSCALL: the kernel's record (arch_prctl, get_thread_area,
+int vdsokit_clock_gettime_via(enum vdsokit_route route, clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit_clock_getres_via(enum vdsokit_route route, clockid_t clock, struct vdsokit_timespec *res);
+int vdsokit_gettimeofday_via(enum vdsokit_route route, struct vdsokit_timeval *tv, struct timezone *tz);
+int vdsokit_time_via(enum vdsokit_route route, int64_t *t);
+int vdsokit_getcpu_via(enum vdsokit_route route, unsigned *cpu, unsigned *node);
+ssize_t vdsokit_getrandom_via(enum vdsokit_route route, void *buf, size_t len, unsigned flags);
+/* VDSOKIT_ROUTE_SYSCALL: the kernel's record (arch_prctl, get_thread_area,
  * arm's get_tls); NULL where no syscall returns it. */
-void *vdsokit_thread_pointer_via(enum vdsokit_via via);
+void *vdsokit_thread_pointer_via(enum vdsokit_route route);
 
 /* ---------------------------------------------------------------------- */
 /* Images: any vDSO (or small shared object) of any architecture           */
@@ -579,7 +581,7 @@ static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsi
 			int r = fn(cpu, node, NULL);
 			if (__builtin_expect(r != -ENOSYS, 1))
 				return r;
-			return vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, cpu, node);
+			return vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, cpu, node);
 		}
 	}
 	return vdsokit_getcpu(cpu, node);
@@ -601,6 +603,19 @@ static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsi
 	vdsokit__clock_inline(&vdsokit__fast_v1.getres_clocks, &vdsokit__fast_v1.getres,              \
 			      VDSOKIT__TIME32(getres32, vdsokit__clock_getres_wrapped),               \
 			      vdsokit__clock_getres_syscall, vdsokit_clock_getres, (clock), (res))
+#endif
+
+/*
+ * The names of 0.4 and earlier, for source written against them: one word,
+ * "route", now names which way a call goes.
+ */
+#ifndef VDSOKIT_NO_OLD_NAMES
+#define vdsokit_path vdsokit_route_info
+#define vdsokit_path_of vdsokit_route_of
+#define vdsokit_via vdsokit_route
+#define VDSOKIT_VIA_AUTO VDSOKIT_ROUTE_AUTO
+#define VDSOKIT_VIA_VDSO VDSOKIT_ROUTE_VDSO
+#define VDSOKIT_VIA_SYSCALL VDSOKIT_ROUTE_SYSCALL
 #endif
 
 #ifdef __cplusplus

@@ -152,13 +152,15 @@ VDSO_EXPORT int vdsokit_getcpu(unsigned *cpu, unsigned *node)
 	return sys_getcpu(cpu, node);
 }
 
-VDSO_EXPORT int vdsokit_getcpu_via(enum vdsokit_via via, unsigned *cpu, unsigned *node)
+VDSO_EXPORT int vdsokit_getcpu_via(enum vdsokit_route route, unsigned *cpu, unsigned *node)
 {
-	if (via == VDSOKIT_VIA_SYSCALL)
+	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_getcpu(cpu, node);
-	if (via == VDSOKIT_VIA_VDSO) {
+	if (route == VDSOKIT_ROUTE_VDSO) {
 		const struct vdsokit_state *s = vdsokit_state();
 		return s->getcpu.fn ? call_getcpu(&s->getcpu, cpu, node) : -ENOSYS;
 	}
+	if (route != VDSOKIT_ROUTE_AUTO)
+		return -EINVAL;
 	return vdsokit_getcpu(cpu, node);
 }

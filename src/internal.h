@@ -66,7 +66,7 @@ struct vdsokit_entry {
  * overflowed: time has passed 2038 and it can only ever overflow again.
  * Outside the state, which is published once and never written after.
  * fn stays valid for a thread that read the entry before, and for
- * VDSOKIT_VIA_VDSO.
+ * VDSOKIT_ROUTE_VDSO.
  */
 extern int vdsokit__sym_overflowed[SYM_COUNT];
 
@@ -154,7 +154,7 @@ typedef long (*vdsokit_getrandom_fn)(void *, size_t, unsigned, void *, size_t);
 typedef void *(*vdsokit_tp_fn)(void);
 #endif
 
-/* The syscalls the clock functions fall back to, for vdsokit_path_of. */
+/* The syscalls the clock functions fall back to, for vdsokit_route_of. */
 long vdsokit__sys_clock_gettime_nr(void);
 long vdsokit__sys_clock_getres_nr(void);
 const char *vdsokit__sys_clock_gettime_name(void);

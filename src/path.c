@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-/* vdsokit_path_of: which path a call takes, and why; names for the enums. */
+/* vdsokit_route_of: which path a call takes, and why; names for the enums. */
 #include <string.h>
 #include <time.h>
 
 #include "internal.h"
 
-static void path_syscall(struct vdsokit_path *p, enum vdsokit_reason why, const char *name, long nr)
+static void path_syscall(struct vdsokit_route_info *p, enum vdsokit_reason why, const char *name, long nr)
 {
 	p->route = VDSOKIT_ROUTE_SYSCALL;
 	p->reason = why;
@@ -13,7 +13,7 @@ static void path_syscall(struct vdsokit_path *p, enum vdsokit_reason why, const 
 	p->syscall_nr = nr;
 }
 
-static void path_vdso(struct vdsokit_path *p, const struct vdsokit_entry *e)
+static void path_vdso(struct vdsokit_route_info *p, const struct vdsokit_entry *e)
 {
 	p->route = VDSOKIT_ROUTE_VDSO;
 	p->reason = e->reason; /* OK, or TIME32 for a 32-bit-time entry */
@@ -23,7 +23,7 @@ static void path_vdso(struct vdsokit_path *p, const struct vdsokit_entry *e)
 }
 
 /* A function served by one entry or one syscall. */
-static void path_simple(struct vdsokit_path *p, const struct vdsokit_entry *e,
+static void path_simple(struct vdsokit_route_info *p, const struct vdsokit_entry *e,
 			const char *sysname, long nr)
 {
 	if (entry_in_use(e))
@@ -32,7 +32,7 @@ static void path_simple(struct vdsokit_path *p, const struct vdsokit_entry *e,
 		path_syscall(p, e->fn ? VDSOKIT_REASON_TIME32_OVERFLOWED : e->reason, sysname, nr);
 }
 
-static void path_clock(struct vdsokit_path *p, const struct vdsokit_entry *e,
+static void path_clock(struct vdsokit_route_info *p, const struct vdsokit_entry *e,
 		       clockid_t clock, const char *sysname, long nr)
 {
 	if (!entry_in_use(e))
@@ -44,7 +44,7 @@ static void path_clock(struct vdsokit_path *p, const struct vdsokit_entry *e,
 		path_syscall(p, VDSOKIT_REASON_CLOCK_IN_KERNEL, sysname, nr);
 }
 
-VDSO_EXPORT int vdsokit_path_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_path *p)
+VDSO_EXPORT int vdsokit_route_of(enum vdsokit_func fn, clockid_t clock, struct vdsokit_route_info *p)
 {
 	if (!p)
 		return -EINVAL;
@@ -157,6 +157,7 @@ VDSO_EXPORT const char *vdsokit_route_name(enum vdsokit_route route)
 	case VDSOKIT_ROUTE_REGISTER: return "register";
 	case VDSOKIT_ROUTE_NONE: return "none";
 	case VDSOKIT_ROUTE_RSEQ: return "rseq";
+	case VDSOKIT_ROUTE_AUTO: return "auto";
 	}
 	return "unknown";
 }

@@ -444,15 +444,17 @@ VDSO_EXPORT ssize_t vdsokit_getrandom(void *buf, size_t len, unsigned flags)
 	return sys_getrandom(buf, len, flags);
 }
 
-VDSO_EXPORT ssize_t vdsokit_getrandom_via(enum vdsokit_via via, void *buf, size_t len, unsigned flags)
+VDSO_EXPORT ssize_t vdsokit_getrandom_via(enum vdsokit_route route, void *buf, size_t len, unsigned flags)
 {
-	if (via == VDSOKIT_VIA_SYSCALL)
+	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_getrandom(buf, len, flags);
-	if (via == VDSOKIT_VIA_VDSO) {
+	if (route == VDSOKIT_ROUTE_VDSO) {
 		const struct vdsokit_state *s = vdsokit_state();
 		return RANDOM_VDSO_POSSIBLE && s->getrandom.fn ? random_via_vdso(s, buf, len, flags)
 							       : -ENOSYS;
 	}
+	if (route != VDSOKIT_ROUTE_AUTO)
+		return -EINVAL;
 	return vdsokit_getrandom(buf, len, flags);
 }
 

@@ -393,42 +393,48 @@ VDSO_EXPORT int vdsokit_time(int64_t *t)
 
 /* ---- one path only ---------------------------------------------------- */
 
-VDSO_EXPORT int vdsokit_clock_gettime_via(enum vdsokit_via via, clockid_t clock, struct vdsokit_timespec *ts)
+VDSO_EXPORT int vdsokit_clock_gettime_via(enum vdsokit_route route, clockid_t clock, struct vdsokit_timespec *ts)
 {
-	if (via == VDSOKIT_VIA_SYSCALL)
+	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_clock_gettime(clock, ts);
-	if (via == VDSOKIT_VIA_VDSO) {
+	if (route == VDSOKIT_ROUTE_VDSO) {
 		const struct vdsokit_state *s = vdsokit_state();
 		return s->gettime.fn ? call_clock(&s->gettime, clock, ts) : -ENOSYS;
 	}
+	if (route != VDSOKIT_ROUTE_AUTO)
+		return -EINVAL;
 	return vdsokit_clock_gettime(clock, ts);
 }
 
-VDSO_EXPORT int vdsokit_clock_getres_via(enum vdsokit_via via, clockid_t clock, struct vdsokit_timespec *res)
+VDSO_EXPORT int vdsokit_clock_getres_via(enum vdsokit_route route, clockid_t clock, struct vdsokit_timespec *res)
 {
-	if (via == VDSOKIT_VIA_SYSCALL)
+	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_clock_getres(clock, res);
-	if (via == VDSOKIT_VIA_VDSO) {
+	if (route == VDSOKIT_ROUTE_VDSO) {
 		const struct vdsokit_state *s = vdsokit_state();
 		return s->getres.fn ? call_clock(&s->getres, clock, res) : -ENOSYS;
 	}
+	if (route != VDSOKIT_ROUTE_AUTO)
+		return -EINVAL;
 	return vdsokit_clock_getres(clock, res);
 }
 
-VDSO_EXPORT int vdsokit_gettimeofday_via(enum vdsokit_via via, struct vdsokit_timeval *tv, struct timezone *tz)
+VDSO_EXPORT int vdsokit_gettimeofday_via(enum vdsokit_route route, struct vdsokit_timeval *tv, struct timezone *tz)
 {
-	if (via == VDSOKIT_VIA_SYSCALL)
+	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_gettimeofday(tv, tz);
-	if (via == VDSOKIT_VIA_VDSO) {
+	if (route == VDSOKIT_ROUTE_VDSO) {
 		const struct vdsokit_state *s = vdsokit_state();
 		return s->gettimeofday.fn ? call_gettimeofday(&s->gettimeofday, tv, tz) : -ENOSYS;
 	}
+	if (route != VDSOKIT_ROUTE_AUTO)
+		return -EINVAL;
 	return vdsokit_gettimeofday(tv, tz);
 }
 
-VDSO_EXPORT int vdsokit_time_via(enum vdsokit_via via, int64_t *t)
+VDSO_EXPORT int vdsokit_time_via(enum vdsokit_route route, int64_t *t)
 {
-	if (via == VDSOKIT_VIA_SYSCALL) {
+	if (route == VDSOKIT_ROUTE_SYSCALL) {
 		/*
 		 * time(2) only where its return fits the syscall helpers' long:
 		 * x32's kernel returns 64 bits that a 32-bit long would wrap in 2038.
@@ -448,9 +454,11 @@ VDSO_EXPORT int vdsokit_time_via(enum vdsokit_via via, int64_t *t)
 		return r;
 #endif
 	}
-	if (via == VDSOKIT_VIA_VDSO) {
+	if (route == VDSOKIT_ROUTE_VDSO) {
 		const struct vdsokit_state *s = vdsokit_state();
 		return s->time.fn ? call_time(&s->time, t) : -ENOSYS;
 	}
+	if (route != VDSOKIT_ROUTE_AUTO)
+		return -EINVAL;
 	return vdsokit_time(t);
 }

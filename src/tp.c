@@ -55,13 +55,15 @@ VDSO_EXPORT void *vdsokit_thread_pointer(void)
 #endif
 }
 
-VDSO_EXPORT void *vdsokit_thread_pointer_via(enum vdsokit_via via)
+VDSO_EXPORT void *vdsokit_thread_pointer_via(enum vdsokit_route route)
 {
-	if (via == VDSOKIT_VIA_SYSCALL)
+	if (route == VDSOKIT_ROUTE_SYSCALL)
 		return sys_thread_pointer();
-	if (via == VDSOKIT_VIA_VDSO) {
+	if (route == VDSOKIT_ROUTE_VDSO) {
 		const struct vdsokit_state *s = vdsokit_state();
 		return s->thread_area.fn ? vdsokit_tp(s) : NULL;
 	}
+	if (route != VDSOKIT_ROUTE_AUTO)
+		return NULL;
 	return vdsokit_thread_pointer();
 }

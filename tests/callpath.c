@@ -160,7 +160,7 @@ static int ts_le(const struct vdsokit_timespec *a, const struct vdsokit_timespec
 	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec <= b->tv_nsec);
 }
 
-static const char *path_text(const struct vdsokit_path *p)
+static const char *path_text(const struct vdsokit_route_info *p)
 {
 	static char buf[256];
 
@@ -393,9 +393,9 @@ static int run_without_vdso(void)
 		diag("library %p, expected %p", tp, expected_thread_pointer());
 
 	/* The path report: every call is a syscall because there is no vDSO. */
-	struct vdsokit_path p;
+	struct vdsokit_route_info p;
 	for (clockid_t c = 0; c < CLOCK_COUNT; c++) {
-		vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
+		vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
 		ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_NO_VDSO &&
 			      p.syscall && p.syscall_nr >= 0,
 		      "%s: path of clock_gettime(%d): %s via %s", how, (int)c, path_text(&p),
@@ -404,14 +404,14 @@ static int run_without_vdso(void)
 	static const enum vdsokit_func others[] = { VDSOKIT_FN_CLOCK_GETRES, VDSOKIT_FN_GETTIMEOFDAY,
 						 VDSOKIT_FN_TIME, VDSOKIT_FN_GETCPU, VDSOKIT_FN_GETRANDOM };
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++) {
-		vdsokit_path_of(others[i], CLOCK_MONOTONIC, &p);
+		vdsokit_route_of(others[i], CLOCK_MONOTONIC, &p);
 		/* getcpu needs no vDSO where the libc registered an rseq area. */
 		int rseq = others[i] == VDSOKIT_FN_GETCPU && p.route == VDSOKIT_ROUTE_RSEQ;
 		ok(rseq || (p.route == VDSOKIT_ROUTE_SYSCALL &&
 			    (p.reason == VDSOKIT_REASON_NO_VDSO || p.reason == VDSOKIT_REASON_NOT_ON_ARCH)),
 		      "%s: path of %s: %s", how, vdsokit_func_name(others[i]), path_text(&p));
 	}
-	vdsokit_path_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
+	vdsokit_route_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
 #if defined(__m68k__)
 	ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_NO_VDSO,
 	      "%s: path of thread_pointer: %s", how, path_text(&p));
@@ -507,9 +507,9 @@ static enum fake_entry gettime_entry_of(const char *sym)
 
 static void check_gettime_through_image(clockid_t c, enum image_kind kind)
 {
-	struct vdsokit_path p;
+	struct vdsokit_route_info p;
 	char how[64];
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
 	snprintf(how, sizeof(how), "image, path %s", path_text(&p));
 
 	enum fake_entry entry = gettime_entry_of(p.symbol);
@@ -540,7 +540,7 @@ static void check_gettime_through_image(clockid_t c, enum image_kind kind)
 
 static void check_image_paths(enum image_kind kind)
 {
-	struct vdsokit_path p;
+	struct vdsokit_route_info p;
 
 	/* Which clock_gettime entry, for the clocks every vDSO reads itself. */
 #ifdef __m68k__
@@ -551,7 +551,7 @@ static void check_image_paths(enum image_kind kind)
 					  CLOCK_MONOTONIC_COARSE };
 #endif
 	for (size_t i = 0; i < sizeof(fast) / sizeof(fast[0]); i++) {
-		vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, fast[i], &p);
+		vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, fast[i], &p);
 		switch (kind) {
 		case KIND_ONLY64:
 			ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_UNTRUSTED,
@@ -585,7 +585,7 @@ static void check_image_paths(enum image_kind kind)
 			      "image: clock %d served by %s@%s: %s", (int)fast[i], names.gettime,
 			      names.node, path_text(&p));
 			if (names.getres) {
-				vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, fast[i], &p);
+				vdsokit_route_of(VDSOKIT_FN_CLOCK_GETRES, fast[i], &p);
 				ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.getres) &&
 					   str_eq(p.version, names.node),
 				   "image: clock_getres(%d) served by %s@%s: %s", (int)fast[i], names.getres,
@@ -602,9 +602,9 @@ static void check_image_paths(enum image_kind kind)
 	if (kind == KIND_CALLABLE && names.getres) {
 		static const clockid_t hres[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_BOOTTIME_ID };
 		for (size_t i = 0; i < sizeof(hres) / sizeof(hres[0]); i++) {
-			struct vdsokit_path gettime;
-			vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, hres[i], &gettime);
-			vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, hres[i], &p);
+			struct vdsokit_route_info gettime;
+			vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, hres[i], &gettime);
+			vdsokit_route_of(VDSOKIT_FN_CLOCK_GETRES, hres[i], &p);
 			ok(gettime.route == VDSOKIT_ROUTE_SYSCALL && p.route == VDSOKIT_ROUTE_VDSO &&
 				   str_eq(p.symbol, names.getres),
 			   "image: clock %d: clock_gettime by the %s, clock_getres by %s", (int)hres[i],
@@ -622,20 +622,20 @@ static void check_image_paths(enum image_kind kind)
 
 	/* The explicit paths: the vDSO alone does not retry, the syscall is real. */
 	if (names.gettime) {
-		r = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, CLOCK_BOOTTIME_ID, &ts);
+		r = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, CLOCK_BOOTTIME_ID, &ts);
 		ok(r == -ENOSYS, "image: via VDSO, clock_gettime(BOOTTIME) is the fake's -ENOSYS (got %d)",
 		      r);
 		struct vdsokit_timespec want = fake_gettime_value(CLOCK_MONOTONIC, names.gettime_is_time64);
 		if (kind == KIND_ONLY32)
 			want = fake_gettime_value(CLOCK_MONOTONIC, 0);
-		r = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, CLOCK_MONOTONIC, &ts);
+		r = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, CLOCK_MONOTONIC, &ts);
 		ok(r == 0 && ts.tv_sec == want.tv_sec && ts.tv_nsec == want.tv_nsec,
 		      "image: via VDSO, clock_gettime(MONOTONIC) is the fake's");
 		/* The error convention (powerpc: CR0.SO and a positive r3). */
-		r = vdsokit_clock_gettime_via(VDSOKIT_VIA_VDSO, CLOCK_INVALID_ID, &ts);
+		r = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, CLOCK_INVALID_ID, &ts);
 		ok(r == -EINVAL, "image: via VDSO, clock_gettime(%d) is the fake's -EINVAL (got %d)",
 		      CLOCK_INVALID_ID, r);
-		r = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_MONOTONIC, &ts);
+		r = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_MONOTONIC, &ts);
 		ok(r == 0 && ts.tv_sec != want.tv_sec,
 		      "image: via SYSCALL, clock_gettime(MONOTONIC) is the kernel's");
 	}
@@ -658,8 +658,8 @@ static void check_inline_entry(void)
 #else
 	const int defined_x32 = 0;
 #endif
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
 	int time64 = sizeof(long) == 8 || defined_x32 || (p.symbol && strstr(p.symbol, "64") != NULL);
 	const void *inlined = (const void *)(uintptr_t)vdsokit__fast_v1.gettime;
 #ifdef VDSOKIT_INLINE_GETTIME
@@ -680,8 +680,8 @@ static void check_inline_entry(void)
 
 static void check_enosys_calls_vdso_once(void)
 {
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_BOOTTIME_ID, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_BOOTTIME_ID, &p);
 	enum fake_entry entry = gettime_entry_of(p.symbol);
 	int counter = fake_counter_of(entry == FAKE_TIME64);
 	if (p.route != VDSOKIT_ROUTE_VDSO || entry == FAKE_NONE || entry == FAKE_NATIVE32 ||
@@ -717,8 +717,8 @@ static void check_enosys_calls_vdso_once(void)
  */
 static void check_overflow_drops_time32_entry(void)
 {
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_TAI_ID, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_TAI_ID, &p);
 	if (p.route != VDSOKIT_ROUTE_VDSO || gettime_entry_of(p.symbol) != FAKE_NATIVE32) {
 		diag("no overflow-drop check: no 32-bit-time clock_gettime entry serves TAI (%s)",
 		     path_text(&p));
@@ -740,7 +740,7 @@ static void check_overflow_drops_time32_entry(void)
 	calls = fake_counters[FAKE_COUNT_GETTIME_NATIVE];
 	ok(calls == 1, "image: after its first overflow the 32-bit entry is never called again "
 	   "(%u calls in all)", calls);
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
 	ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_TIME32_OVERFLOWED,
 	   "image: path of clock_gettime after the overflow: %s", path_text(&p));
 	const void *entry = &entry;
@@ -751,8 +751,8 @@ static void check_overflow_drops_time32_entry(void)
 
 static void check_getres_through_image(clockid_t c)
 {
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, c, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETRES, c, &p);
 	if (p.route != VDSOKIT_ROUTE_VDSO) {
 		char how[64];
 		snprintf(how, sizeof(how), "image, path %s", path_text(&p));
@@ -773,11 +773,11 @@ static void check_getres_through_image(clockid_t c)
 
 static void check_others_through_image(void)
 {
-	struct vdsokit_path p;
+	struct vdsokit_route_info p;
 	int r;
 
 	/* gettimeofday: its own entry, or derived from clock_gettime, or syscall. */
-	vdsokit_path_of(VDSOKIT_FN_GETTIMEOFDAY, 0, &p);
+	vdsokit_route_of(VDSOKIT_FN_GETTIMEOFDAY, 0, &p);
 	if (names.gettimeofday)
 		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.gettimeofday) &&
 			      str_eq(p.version, names.node),
@@ -798,7 +798,7 @@ static void check_others_through_image(void)
 		check_gettimeofday_against_syscall("image, gettimeofday not from its vDSO entry");
 	}
 
-	vdsokit_path_of(VDSOKIT_FN_TIME, 0, &p);
+	vdsokit_route_of(VDSOKIT_FN_TIME, 0, &p);
 	if (names.time)
 		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.time),
 		      "image: time served by %s: %s", names.time, path_text(&p));
@@ -821,7 +821,7 @@ static void check_others_through_image(void)
 		check_time_against_syscall("image, time by syscall");
 	}
 
-	vdsokit_path_of(VDSOKIT_FN_GETCPU, 0, &p);
+	vdsokit_route_of(VDSOKIT_FN_GETCPU, 0, &p);
 	if (p.route == VDSOKIT_ROUTE_RSEQ) {
 		/* The libc's rseq area answers before any vDSO: it must agree with the kernel. */
 		ok(p.reason == VDSOKIT_REASON_RSEQ_AREA || p.reason == VDSOKIT_REASON_RSEQ_AREA_CPU_ONLY,
@@ -850,7 +850,7 @@ static void check_others_through_image(void)
 		check_getcpu_against_syscall("image");
 	}
 
-	vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p);
+	vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p);
 	unsigned char buf[100];
 	memset(buf, 0, sizeof(buf));
 	ssize_t n = vdsokit_getrandom(buf, sizeof(buf), 0);
@@ -868,7 +868,7 @@ static void check_others_through_image(void)
 		      "image: getrandom by syscall: %s (got %zd)", path_text(&p), n);
 	}
 
-	vdsokit_path_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
+	vdsokit_route_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
 	void *tp = vdsokit_thread_pointer();
 	if (names.thread_area) {
 		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.thread_area) &&
@@ -877,7 +877,7 @@ static void check_others_through_image(void)
 		      path_text(&p));
 		ok(tp == (void *)0x7ead0000, "image: thread pointer is the fake's 0x7ead0000 (got %p)",
 		      tp);
-		ok(vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL) == expected_thread_pointer(),
+		ok(vdsokit_thread_pointer_via(VDSOKIT_ROUTE_SYSCALL) == expected_thread_pointer(),
 		      "image: via SYSCALL, the thread pointer is get_thread_area's");
 	} else {
 		ok(p.route == VDSOKIT_ROUTE_REGISTER && tp == expected_thread_pointer(),
@@ -893,8 +893,8 @@ static void check_time64only_calls(void)
 	ok(r == 0 && ts.tv_sec == want.tv_sec && ts.tv_nsec == want.tv_nsec,
 	   "time64only: clock_gettime(MONOTONIC) is the fake clock_gettime64's {%#" PRIx64 ", %" PRId64 "}",
 	   want.tv_sec, want.tv_nsec);
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, CLOCK_MONOTONIC, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETRES, CLOCK_MONOTONIC, &p);
 	ts.tv_sec = ts.tv_nsec = -1;
 	r = vdsokit_clock_getres(CLOCK_MONOTONIC, &ts);
 	ok(str_eq(p.symbol, "__vdso_clock_getres_time64") && r == 0 && ts.tv_sec == 0 && ts.tv_nsec == 7,
@@ -967,13 +967,13 @@ static void make_time_calls(int every)
 	for (clockid_t c = 0; c < CLOCK_COUNT; c++) {
 		vdsokit_clock_gettime(c, &ts);
 		vdsokit_clock_getres(c, &ts);
-		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &ts);
-		vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, c, &ts);
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &ts);
+		vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, c, &ts);
 	}
 	vdsokit_clock_gettime(CLOCK_INVALID_ID, &ts);
 	vdsokit_clock_getres(CLOCK_INVALID_ID, &ts);
-	vdsokit_time_via(VDSOKIT_VIA_SYSCALL, &t);
-	vdsokit_gettimeofday_via(VDSOKIT_VIA_SYSCALL, &tv, NULL);
+	vdsokit_time_via(VDSOKIT_ROUTE_SYSCALL, &t);
+	vdsokit_gettimeofday_via(VDSOKIT_ROUTE_SYSCALL, &tv, NULL);
 }
 
 static int count_in_child(void *arg)
@@ -1041,7 +1041,7 @@ static void check_syscalls(int every, const char *what)
 static void check_2026_image(enum image_kind kind)
 {
 	const char *k = kind == KIND_V70 ? "v70" : "v73y2038";
-	struct vdsokit_path p;
+	struct vdsokit_route_info p;
 	int r;
 
 	/* clock_getres: the 64-bit entry 7.0 added, for the clocks the vDSO reads. */
@@ -1049,7 +1049,7 @@ static void check_2026_image(enum image_kind kind)
 					  CLOCK_MONOTONIC_COARSE };
 	for (size_t i = 0; i < sizeof(fast) / sizeof(fast[0]); i++) {
 		struct vdsokit_timespec res = { -1, -1 };
-		vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, fast[i], &p);
+		vdsokit_route_of(VDSOKIT_FN_CLOCK_GETRES, fast[i], &p);
 		r = vdsokit_clock_getres(fast[i], &res);
 		int right = p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, Y2038_GETRES64) && r == 0 &&
 			    res.tv_sec == 0 && res.tv_nsec == 7;
@@ -1077,7 +1077,7 @@ static void check_2026_image(enum image_kind kind)
 	/* gettimeofday and time: their own entries (7.0), or clock_gettime64's (7.3 without time32). */
 	struct vdsokit_timespec realtime = fake_gettime_value(CLOCK_REALTIME, 1);
 	struct vdsokit_timeval tv = { -1, -1 };
-	vdsokit_path_of(VDSOKIT_FN_GETTIMEOFDAY, 0, &p);
+	vdsokit_route_of(VDSOKIT_FN_GETTIMEOFDAY, 0, &p);
 	r = vdsokit_gettimeofday(&tv, NULL);
 	if (kind == KIND_V70) {
 		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, Y2038_PREFIX "gettimeofday") && r == 0 &&
@@ -1101,7 +1101,7 @@ static void check_2026_image(enum image_kind kind)
 		   realtime.tv_nsec / 1000, r, tv.tv_sec, tv.tv_usec);
 	}
 	int64_t t = -1;
-	vdsokit_path_of(VDSOKIT_FN_TIME, 0, &p);
+	vdsokit_route_of(VDSOKIT_FN_TIME, 0, &p);
 	r = vdsokit_time(&t);
 	if (kind == KIND_V70 && Y2038_HAS_TIME) {
 		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, Y2038_PREFIX "time") && r >= 0 &&
@@ -1123,7 +1123,7 @@ static void check_2026_image(enum image_kind kind)
 		static const enum vdsokit_func fns[] = { VDSOKIT_FN_CLOCK_GETTIME, VDSOKIT_FN_CLOCK_GETRES,
 							 VDSOKIT_FN_GETTIMEOFDAY, VDSOKIT_FN_TIME };
 		for (size_t f = 0; f < sizeof(fns) / sizeof(fns[0]); f++) {
-			vdsokit_path_of(fns[f], c, &p);
+			vdsokit_route_of(fns[f], c, &p);
 			for (size_t n = 0; n < 2; n++) /* clock_gettime, clock_getres: 32-bit time */
 				if (str_eq(p.symbol, y2038_time32_names[n])) {
 					time32_named++;

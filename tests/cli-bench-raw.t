@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # bench's "raw vDSO" column is the bare vDSO pointer called from the
-# measuring loop, not the library's vdsokit_*_via(VDSOKIT_VIA_VDSO) (a
+# measuring loop, not the library's vdsokit_*_via(VDSOKIT_ROUTE_VDSO) (a
 # state check and an out-of-line call, which made the reference slower
 # than the library it judges).  tests/cli/bench_raw.c counts, with
 # -Wl,--wrap, the calls the raw loops make into the *_via functions; the

@@ -54,7 +54,7 @@ json_check "--cpu -1: not pinned" "$tmp/nopin.json" '.method.cpu == null and (.r
 
 # getcpu like with like: the CPU alone and the CPU with the node are rows of
 # their own (asking for the node can take another path), each row's route is
-# the one that call takes, as report's vdsokit_path_of(getcpu) implies: with
+# the one that call takes, as report's vdsokit_route_of(getcpu) implies: with
 # an rseq area that has no node_id, the CPU comes from rseq and the node from
 # the vDSO symbol (or the syscall where there is none).
 json_check "getcpu: one row for the CPU alone, one for the CPU and node" "$tmp/nopin.json" \
@@ -68,7 +68,7 @@ if have jq; then
 		else "rseq rseq" end' "$tmp/routes.json")
 	got=$(jq -r '[.results[].route] | join(" ")' "$tmp/nopin.json")
 	if [ -n "$want" ] && [ "$want" = "$got" ]; then
-		ok "getcpu rows: routes '$got', as vdsokit_path_of(getcpu) implies"
+		ok "getcpu rows: routes '$got', as vdsokit_route_of(getcpu) implies"
 	else
 		not_ok "getcpu rows: routes '$got', want '$want'"
 	fi

@@ -118,13 +118,13 @@ cat >"$tmp/prog.c" <<'C'
 int main(void)
 {
 	struct vdsokit_timespec ts;
-	struct vdsokit_path p;
+	struct vdsokit_route_info p;
 	int err = vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts);
 	if (err != 0) {
 		fprintf(stderr, "vdsokit_clock_gettime: %d\n", err);
 		return 1;
 	}
-	if (vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p) != 0)
+	if (vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p) != 0)
 		return 1;
 	printf("monotonic %lld s via %s\n", (long long)ts.tv_sec, vdsokit_route_name(p.route));
 	return 0;

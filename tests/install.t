@@ -18,10 +18,10 @@ cat >"$dest/prog.c" <<'C'
 int main(void)
 {
 	struct vdsokit_timespec ts;
-	struct vdsokit_path p;
+	struct vdsokit_route_info p;
 	if (vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts) != 0)
 		return 1;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
 	printf("%s %lld\n", vdsokit_route_name(p.route), (long long)ts.tv_sec);
 	return 0;
 }

@@ -32,14 +32,14 @@ summary() { # TARGET KEY=VALUE...: a summary of a guest that booted
 # Facts recorded by run-target.
 summary amd64 vdso_stack=48 vdso_stack_function=clock_gettime "vdso_stack_through=bare entry" \
 	vdso_stack_page_granular=false lib_stack=712 lib_stack_arch=x86_64 \
-	"lib_stack_with=this kernel's vDSO" "lib_stack_deepest=vdsokit_path_of, first call"
+	"lib_stack_with=this kernel's vDSO" "lib_stack_deepest=vdsokit_route_of, first call"
 summary amd64-novdso "vdso_stack_why=no vDSO in this guest: vdso=0 on the command line" \
 	lib_stack=464 lib_stack_arch=x86_64 "lib_stack_with=no vDSO: the syscalls" \
-	"lib_stack_deepest=vdsokit_path_of, first call"
+	"lib_stack_deepest=vdsokit_route_of, first call"
 summary amd64-hpet vdso_stack=4160 vdso_stack_function=clock_gettime "vdso_stack_through=bare entry" \
 	vdso_stack_page_granular=true "lib_stack_why=stack.t skipped: this libc has no makecontext"
 summary ppc64 vdso_stack=1024 vdso_stack_function=getrandom \
-	"vdso_stack_through=vdsokit_*_via(VDSOKIT_VIA_VDSO)" vdso_stack_page_granular=false \
+	"vdso_stack_through=vdsokit_*_via(VDSOKIT_ROUTE_VDSO)" vdso_stack_page_granular=false \
 	lib_stack=1384 lib_stack_arch=ppc64 "lib_stack_with=this kernel's vDSO" \
 	"lib_stack_deepest=vdsokit_getrandom(32), first call"
 # A guest that did not boot.
@@ -119,9 +119,9 @@ else
 	grep '^| target' "$tmp/table" | diag
 fi
 expect_cell amd64 "vDSO stack" '48 B (`clock_gettime`)' "amd64: the vDSO's deepest entry and its function"
-expect_cell amd64 "libvdsokit stack" '712 B: vdsokit_path_of, first call' "amd64: the library's max and its call"
+expect_cell amd64 "libvdsokit stack" '712 B: vdsokit_route_of, first call' "amd64: the library's max and its call"
 expect_dash amd64-novdso "vDSO stack" "no vDSO in this guest: vdso=0" "amd64-novdso: no vDSO, no figure"
-expect_cell amd64-novdso "libvdsokit stack" '464 B: vdsokit_path_of, first call (no vDSO: the syscalls)' \
+expect_cell amd64-novdso "libvdsokit stack" '464 B: vdsokit_route_of, first call (no vDSO: the syscalls)' \
 	"amd64-novdso: the library's max says it ran without a vDSO"
 expect_cell amd64-hpet "vDSO stack" '≤ 4160 B (`clock_gettime`)' "a page-granular figure is an upper bound"
 got=$(cell amd64-hpet "vDSO stack")

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/cli-bench-raw.t's program: bench's "raw vDSO" loops must call the
- * bare vDSO entry, not the library's vdsokit_*_via(VDSOKIT_VIA_VDSO).
+ * bare vDSO entry, not the library's vdsokit_*_via(VDSOKIT_ROUTE_VDSO).
  * Linked with the CLI's objects and -Wl,--wrap for each *_via function, so
  * every call the loops make into them is counted; the raw loop of each
  * function runs 1000 calls, and must make none (where the architecture
@@ -24,11 +24,11 @@ static unsigned long via_calls;
 		return __real_##name args;           \
 	}
 
-WRAP(int, vdsokit_clock_gettime_via, (enum vdsokit_via v, clockid_t c, struct vdsokit_timespec *ts), (v, c, ts))
-WRAP(int, vdsokit_clock_getres_via, (enum vdsokit_via v, clockid_t c, struct vdsokit_timespec *ts), (v, c, ts))
-WRAP(int, vdsokit_gettimeofday_via, (enum vdsokit_via v, struct vdsokit_timeval *tv, struct timezone *tz), (v, tv, tz))
-WRAP(int, vdsokit_time_via, (enum vdsokit_via v, int64_t *t), (v, t))
-WRAP(int, vdsokit_getcpu_via, (enum vdsokit_via v, unsigned *cpu, unsigned *node), (v, cpu, node))
+WRAP(int, vdsokit_clock_gettime_via, (enum vdsokit_route v, clockid_t c, struct vdsokit_timespec *ts), (v, c, ts))
+WRAP(int, vdsokit_clock_getres_via, (enum vdsokit_route v, clockid_t c, struct vdsokit_timespec *ts), (v, c, ts))
+WRAP(int, vdsokit_gettimeofday_via, (enum vdsokit_route v, struct vdsokit_timeval *tv, struct timezone *tz), (v, tv, tz))
+WRAP(int, vdsokit_time_via, (enum vdsokit_route v, int64_t *t), (v, t))
+WRAP(int, vdsokit_getcpu_via, (enum vdsokit_route v, unsigned *cpu, unsigned *node), (v, cpu, node))
 
 int main(void)
 {

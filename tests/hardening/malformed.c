@@ -653,8 +653,8 @@ static void child(FILE *out, const char *label, const unsigned char *bytes, size
 
 	int used = vdsokit_use_image(data, size);
 	int init = vdsokit_init();
-	struct vdsokit_path path;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &path);
+	struct vdsokit_route_info path;
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &path);
 	int recorded = vdsokit_state()->image_error;
 	report(out, used == 0 && init == -ENOEXEC && vdsokit_process_image() == NULL &&
 		       path.route == VDSOKIT_ROUTE_SYSCALL && path.reason == VDSOKIT_REASON_BAD_IMAGE &&
@@ -665,9 +665,9 @@ static void child(FILE *out, const char *label, const unsigned char *bytes, size
 
 	struct vdsokit_timespec before, mid, after;
 	unsigned cpu = UINT_MAX;
-	int rb = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_MONOTONIC, &before);
+	int rb = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_MONOTONIC, &before);
 	int rm = vdsokit_clock_gettime(CLOCK_MONOTONIC, &mid);
-	int ra = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_MONOTONIC, &after);
+	int ra = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_MONOTONIC, &after);
 	int rc = vdsokit_getcpu(&cpu, NULL);
 	report(out, !rb && !rm && !ra && ns(&before) <= ns(&mid) && ns(&mid) <= ns(&after) &&
 		       rc == 0 && cpu < 65536,

@@ -61,8 +61,8 @@ static void make_call(enum call c, struct result *r)
 		break;
 	case C_TP: r->tp = vdsokit_thread_pointer(); r->rc[c] = 0; break;
 	case C_PATH: {
-		struct vdsokit_path p;
-		r->rc[c] = vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+		struct vdsokit_route_info p;
+		r->rc[c] = vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
 		break;
 	}
 	default: break;
@@ -84,11 +84,11 @@ static void *racer(void *arg)
 	r->init = vdsokit_init();
 	r->image = vdsokit_process_image();
 	for (int f = 0; f < VDSOKIT_FN_COUNT; f++) {
-		struct vdsokit_path p;
-		vdsokit_path_of((enum vdsokit_func)f, CLOCK_MONOTONIC, &p);
+		struct vdsokit_route_info p;
+		vdsokit_route_of((enum vdsokit_func)f, CLOCK_MONOTONIC, &p);
 		r->address[f] = p.address;
 	}
-	r->tp_kernel = vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL);
+	r->tp_kernel = vdsokit_thread_pointer_via(VDSOKIT_ROUTE_SYSCALL);
 	return NULL;
 }
 
@@ -116,8 +116,8 @@ static int round_checks(int round)
 	pthread_barrier_init(&start_line, NULL, THREADS);
 	pthread_barrier_init(&all_called, NULL, THREADS);
 	/* The sandwich: raw syscalls, which do not initialise the library. */
-	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &before);
-	vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, CLOCK_MONOTONIC, &res);
+	vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &before);
+	vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_MONOTONIC, &res);
 	for (int t = 0; t < THREADS; t++)
 		if (pthread_create(&tids[t], NULL, racer, &results[t]) != 0) {
 			printf("# round %d: pthread_create failed\n", round);
@@ -125,7 +125,7 @@ static int round_checks(int round)
 		}
 	for (int t = 0; t < THREADS; t++)
 		pthread_join(tids[t], NULL);
-	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
+	vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &after);
 
 	const struct result *r0 = &results[0];
 	for (int t = 0; t < THREADS; t++) {

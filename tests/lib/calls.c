@@ -34,9 +34,9 @@ static const char *const clock_names[] = {
 static int sandwich_clock(clockid_t c, const char *name)
 {
 	struct vdsokit_timespec before, mid, after;
-	int rb = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &before);
+	int rb = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &before);
 	int rm = vdsokit_clock_gettime(c, &mid);
-	int ra = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &after);
+	int ra = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &after);
 	if (rb || ra || rm)
 		return ok(rb == rm && ra == rm, "clock_gettime(%s=%d): error %d, syscall's %d", name, c, rm, rb);
 	/* COARSE clocks tick at HZ: the syscall reads them the same way. */
@@ -54,7 +54,7 @@ static void test_clocks(void)
 	for (size_t i = 0; i < sizeof(invalid) / sizeof(invalid[0]); i++) {
 		struct vdsokit_timespec a, b;
 		int rl = vdsokit_clock_gettime(invalid[i], &a);
-		int rs = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, invalid[i], &b);
+		int rs = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, invalid[i], &b);
 		ok(rl == rs && rl < 0, "clock_gettime(invalid %d) = %d, syscall %d", invalid[i], rl, rs);
 	}
 }
@@ -64,7 +64,7 @@ static void test_getres(void)
 	for (clockid_t c = -1; c < 14; c++) {
 		struct vdsokit_timespec a = { -1, -1 }, b = { -2, -2 };
 		int rl = vdsokit_clock_getres(c, &a);
-		int rs = vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, c, &b);
+		int rs = vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, c, &b);
 		ok(rl == rs && (rl || (a.tv_sec == b.tv_sec && a.tv_nsec == b.tv_nsec)),
 		   "clock_getres(%d) = %d {%lld, %lld}, syscall %d {%lld, %lld}", c, rl,
 		   (long long)a.tv_sec, (long long)a.tv_nsec, rs, (long long)b.tv_sec,
@@ -80,15 +80,15 @@ static void test_gettimeofday_time(void)
 	struct timezone tz = { -1, -1 }, tz_sys = { -2, -2 };
 	struct vdsokit_timeval tv_sys;
 
-	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &before);
+	vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &before);
 	int r = vdsokit_gettimeofday(&tv, &tz);
-	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
+	vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &after);
 	long long us = (long long)tv.tv_sec * 1000000 + tv.tv_usec;
 	ok(r == 0 && us >= timespec_ns(before) / 1000 && us <= timespec_ns(after) / 1000 && tv.tv_usec >= 0 &&
 		   tv.tv_usec < 1000000,
 	   "gettimeofday %lld us within CLOCK_REALTIME [%lld, %lld]", us, timespec_ns(before) / 1000,
 	   timespec_ns(after) / 1000);
-	ok(vdsokit_gettimeofday_via(VDSOKIT_VIA_SYSCALL, &tv_sys, &tz_sys) == 0 &&
+	ok(vdsokit_gettimeofday_via(VDSOKIT_ROUTE_SYSCALL, &tv_sys, &tz_sys) == 0 &&
 		   tz.tz_minuteswest == tz_sys.tz_minuteswest && tz.tz_dsttime == tz_sys.tz_dsttime,
 	   "gettimeofday timezone {%d, %d} equals the syscall's {%d, %d}", tz.tz_minuteswest,
 	   tz.tz_dsttime, tz_sys.tz_minuteswest, tz_sys.tz_dsttime);
@@ -96,15 +96,15 @@ static void test_gettimeofday_time(void)
 	ok(vdsokit_gettimeofday(NULL, NULL) == 0, "gettimeofday(NULL, NULL)");
 
 	int64_t t = -1, t2 = -2;
-	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &before);
+	vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &before);
 	r = vdsokit_time(&t);
-	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME, &after);
+	vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &after);
 	/* time() is the tick's seconds: it may lag CLOCK_REALTIME by a tick. */
 	ok(r == 0 && t >= before.tv_sec - 1 && t <= after.tv_sec,
 	   "time %lld consistent with CLOCK_REALTIME [%lld, %lld]", (long long)t,
 	   (long long)before.tv_sec, (long long)after.tv_sec);
 	ok(vdsokit_time(NULL) == 0, "time(NULL)");
-	ok(vdsokit_time_via(VDSOKIT_VIA_SYSCALL, &t2) == 0 && t2 >= t && t2 <= t + 2,
+	ok(vdsokit_time_via(VDSOKIT_ROUTE_SYSCALL, &t2) == 0 && t2 >= t && t2 <= t + 2,
 	   "time via syscall %lld agrees", (long long)t2);
 }
 
@@ -126,7 +126,7 @@ static void test_getcpu(void)
 			continue;
 		unsigned lc = ~0u, ln = ~0u, sc = ~1u, sn = ~1u;
 		int rl = vdsokit_getcpu(&lc, &ln);
-		int rs = vdsokit_getcpu_via(VDSOKIT_VIA_SYSCALL, &sc, &sn);
+		int rs = vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &sc, &sn);
 		ok(rl == 0 && rs == 0 && lc == sc && ln == sn && lc == (unsigned)cpu,
 		   "getcpu on cpu %d: %u/%u, syscall %u/%u", cpu, lc, ln, sc, sn);
 	}
@@ -160,7 +160,7 @@ static void test_thread_pointer(void)
 	void *want = abi_thread_pointer();
 	ok(vdsokit_thread_pointer() == want, "thread pointer %p equals the ABI's %p",
 	   vdsokit_thread_pointer(), want);
-	void *kernel = vdsokit_thread_pointer_via(VDSOKIT_VIA_SYSCALL);
+	void *kernel = vdsokit_thread_pointer_via(VDSOKIT_ROUTE_SYSCALL);
 	if (kernel)
 		ok(kernel == want, "the kernel's record of the thread pointer %p agrees", kernel);
 	else
@@ -194,12 +194,12 @@ static void test_paths(int told_no_vdso)
 {
 	const struct vdsokit_image *img = vdsokit_process_image();
 	int have_aux = getauxval(AT_SYSINFO_EHDR) != 0 && !told_no_vdso;
-	struct vdsokit_path p;
+	struct vdsokit_route_info p;
 
 	if (!have_aux) {
 		ok(img == NULL, "no vDSO: no process image");
 		for (clockid_t c = 0; c < 12; c++) {
-			vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
+			vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
 			ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_NO_VDSO && p.syscall,
 			   "no vDSO: clock %d takes the %s syscall (%s)", c, p.syscall ? p.syscall : "?",
 			   vdsokit_reason_text(p.reason));
@@ -216,12 +216,12 @@ static void test_paths(int told_no_vdso)
 #ifdef __m68k__
 	/* No user-readable counter on m68k: only the COARSE clocks are user-space reads. */
 	const clockid_t fast[] = { CLOCK_REALTIME_COARSE, CLOCK_MONOTONIC_COARSE };
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
 	ok(p.route == VDSOKIT_ROUTE_SYSCALL, "m68k: clock MONOTONIC goes straight to the syscall (%s)",
 	   vdsokit_reason_text(p.reason));
 	/* The vDSO's gettimeofday is a REALTIME read: there, only a way into the kernel. */
 	int has_gtod = vdsokit_image_lookup(img, "__vdso_gettimeofday", NULL, &sym) == 0;
-	vdsokit_path_of(VDSOKIT_FN_GETTIMEOFDAY, 0, &p);
+	vdsokit_route_of(VDSOKIT_FN_GETTIMEOFDAY, 0, &p);
 	ok(p.route == VDSOKIT_ROUTE_SYSCALL &&
 		   p.reason == (has_gtod ? VDSOKIT_REASON_ENTRY_IS_SYSCALL : VDSOKIT_REASON_SYMBOL_ABSENT),
 	   "m68k: gettimeofday takes the syscall; the vDSO %s it (%s)", has_gtod ? "has" : "lacks",
@@ -232,7 +232,7 @@ static void test_paths(int told_no_vdso)
 				   CLOCK_MONOTONIC_COARSE };
 #endif
 	for (size_t i = 0; i < sizeof(fast) / sizeof(fast[0]); i++) {
-		vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, fast[i], &p);
+		vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, fast[i], &p);
 		if (has)
 			ok(p.route == VDSOKIT_ROUTE_VDSO && p.symbol && p.address,
 			   "clock %s: path %s via %s@%s", clock_names[fast[i]], vdsokit_route_name(p.route),
@@ -244,11 +244,11 @@ static void test_paths(int told_no_vdso)
 	}
 	const clockid_t cpu[] = { CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID };
 	for (size_t i = 0; i < 2; i++) {
-		vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, cpu[i], &p);
+		vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, cpu[i], &p);
 		ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.syscall, "clock %s: syscall %s (%s)",
 		   clock_names[cpu[i]], p.syscall ? p.syscall : "?", vdsokit_reason_text(p.reason));
 	}
-	vdsokit_path_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
+	vdsokit_route_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
 #ifdef __m68k__
 	/* The vDSO's __vdso_get_thread_area wherever it has one (the m68k-vdso guest). */
 	int has_tp = vdsokit_image_lookup(img, "__vdso_get_thread_area", NULL, &sym) == 0;
@@ -276,8 +276,8 @@ static void test_bare_entry(void)
 	ok(vdsokit_bare_entry(VDSOKIT_FN_CLOCK_GETTIME, NULL, NULL) == -EINVAL,
 	   "bare entry with nowhere to put it: -EINVAL, no crash");
 
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_REALTIME_COARSE, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_REALTIME_COARSE, &p);
 	int r = vdsokit_bare_entry(VDSOKIT_FN_CLOCK_GETTIME, &entry, &time64);
 #if defined(__powerpc__)
 	ok(r == -EOPNOTSUPP && !entry, "powerpc: no bare clock_gettime (%d)", r);
@@ -295,9 +295,9 @@ static void test_bare_entry(void)
 	int (*bare)(clockid_t, struct vdsokit_timespec *) =
 		(int (*)(clockid_t, struct vdsokit_timespec *))(uintptr_t)entry;
 	struct vdsokit_timespec before, mid, after;
-	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &before);
+	vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME_COARSE, &before);
 	int rm = bare(CLOCK_REALTIME_COARSE, &mid);
-	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &after);
+	vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME_COARSE, &after);
 	ok(rm == 0 && timespec_ns(before) <= timespec_ns(mid) && timespec_ns(mid) <= timespec_ns(after),
 	   "bare clock_gettime(REALTIME_COARSE) %lld within the syscall's [%lld, %lld]",
 	   timespec_ns(mid), timespec_ns(before), timespec_ns(after));

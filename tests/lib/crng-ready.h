@@ -13,7 +13,7 @@
 static void wait_for_crng_ready(void)
 {
 	unsigned char byte;
-	while (vdsokit_getrandom_via(VDSOKIT_VIA_SYSCALL, &byte, 1, 0) == -EINTR)
+	while (vdsokit_getrandom_via(VDSOKIT_ROUTE_SYSCALL, &byte, 1, 0) == -EINTR)
 		;
 }
 

@@ -61,12 +61,12 @@ static int disagreements_on(int cpu, const char *where)
 		bad = 1;
 	}
 	/* Each path alone, and the bare entry the bench measures against. */
-	static const enum vdsokit_via vias[] = { VDSOKIT_VIA_AUTO, VDSOKIT_VIA_VDSO, VDSOKIT_VIA_SYSCALL };
+	static const enum vdsokit_route vias[] = { VDSOKIT_ROUTE_AUTO, VDSOKIT_ROUTE_VDSO, VDSOKIT_ROUTE_SYSCALL };
 	static const char *const via_names[] = { "auto", "vdso", "syscall" };
 	for (size_t i = 0; i < sizeof(vias) / sizeof(vias[0]); i++) {
 		unsigned c = ~0u, n = ~0u;
 		int r = vdsokit_getcpu_via(vias[i], &c, &n);
-		if (r == -ENOSYS && vias[i] == VDSOKIT_VIA_VDSO)
+		if (r == -ENOSYS && vias[i] == VDSOKIT_ROUTE_VDSO)
 			continue; /* no vDSO getcpu here: nothing to compare */
 		if (r || c != want_cpu || n != want_node) {
 			diag("%s, CPU %d: via %s %d:%u/%u, syscall cpu %u node %u", where, cpu, via_names[i], r,
@@ -133,8 +133,8 @@ static int check_kernel_writes_node_id(void)
 	   "the kernel rewrites node_id in the libc's rseq area (__rseq_size %u, feature size %lu): "
 	   "%#x planted, %#x after a signal; the library's node %u, the syscall's %u",
 	   __rseq_size, feature, planted, seen, node, want_node);
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_GETCPU, 0, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_GETCPU, 0, &p);
 	ok(p.route == VDSOKIT_ROUTE_RSEQ && p.reason == VDSOKIT_REASON_RSEQ_AREA,
 	   "getcpu with the node is read from the rseq area, not the vDSO: %s (%s)",
 	   vdsokit_route_name(p.route), vdsokit_reason_text(p.reason));
@@ -256,8 +256,8 @@ int main(void)
 	   "main thread: getcpu equals the syscall on each of the %d allowed CPUs, and over 200 moves among them",
 	   CPU_COUNT(&original));
 
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_GETCPU, 0, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_GETCPU, 0, &p);
 	int libc_rseq = &__rseq_size && __rseq_size >= 8 && &__rseq_offset;
 	if (libc_rseq)
 		ok(p.route == VDSOKIT_ROUTE_RSEQ && (p.reason == VDSOKIT_REASON_RSEQ_AREA ||

@@ -116,8 +116,8 @@ static int child_after_fork(void *unused)
 	 * machine.  CLOCK_MONOTONIC goes to the syscall where the clocksource
 	 * has no user-space read (m68k's q800), whatever the initialisation.
 	 */
-	struct vdsokit_path p;
-	if (vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC_COARSE, &p) ||
+	struct vdsokit_route_info p;
+	if (vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC_COARSE, &p) ||
 	    p.route != VDSOKIT_ROUTE_VDSO)
 		return 2;
 	return 0;

@@ -210,8 +210,8 @@ static void forks_during_first_use(void)
 int main(void)
 {
 	wait_for_crng_ready();
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p);
 	if (p.route != VDSOKIT_ROUTE_VDSO) {
 		skip("getrandom is not served by the vDSO here (%s): no state pool to fork around",
 		     vdsokit_reason_text(p.reason));

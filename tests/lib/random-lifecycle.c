@@ -17,7 +17,7 @@
  *     vDSO, then the next calls are on the vDSO again, making no syscall;
  *   - pthread_exit() of the main thread gives its state back;
  *   - a first call from a constructor that runs before the library's own;
- *   - vdsokit_path_of with a NULL path.
+ *   - vdsokit_route_of with a NULL path.
  * Each scenario runs in a child under alarm(): a hang or a crash is a
  * "not ok" naming it, not the end of the test.
  */
@@ -491,8 +491,8 @@ static int jump_out_of_calls(void *unused)
 	for (int i = 0; i < 3; i++)
 		if (sigsetjmp(jump_back, 1) == 0) {
 			ssize_t r = vdsokit_getrandom(unwritable, 64, 0);
-			struct vdsokit_path p;
-			vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p);
+			struct vdsokit_route_info p;
+			vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p);
 			printf("# call %d with an unwritable buffer returned %zd (route %s, %s)\n", i + 1,
 			       r, vdsokit_route_name(p.route), vdsokit_reason_text(p.reason));
 		} else {
@@ -506,15 +506,15 @@ static int jump_out_of_calls(void *unused)
 	 */
 	if (jumps == 0)
 		return SETUP_FAILED; /* the vDSO did not fault: nothing was interrupted */
-	struct vdsokit_path p;
-	if (vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p) || p.route != VDSOKIT_ROUTE_VDSO)
+	struct vdsokit_route_info p;
+	if (vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) || p.route != VDSOKIT_ROUTE_VDSO)
 		return NO_STATE;
 	/* A new state is seeded by the vDSO's own syscall: only the call after must make none. */
 	if (draw())
 		return CALL_FAILED;
 	/* The library itself gives the call to the vDSO: -ENOSYS would say it has no state. */
 	unsigned char buf[16];
-	ssize_t via_vdso = vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, sizeof(buf), 0);
+	ssize_t via_vdso = vdsokit_getrandom_via(VDSOKIT_ROUTE_VDSO, buf, sizeof(buf), 0);
 	if (via_vdso != (ssize_t)sizeof(buf)) {
 		printf("# vdsokit_getrandom_via(VDSO) after the jumps: %zd\n", via_vdso);
 		return SYSCALL_TAKEN;
@@ -581,8 +581,8 @@ __attribute__((constructor(101))) static void draw_before_the_library_is_ready(v
 
 static int vdso_getrandom_here(void)
 {
-	struct vdsokit_path p;
-	return vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p) == 0 && p.route == VDSOKIT_ROUTE_VDSO;
+	struct vdsokit_route_info p;
+	return vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) == 0 && p.route == VDSOKIT_ROUTE_VDSO;
 }
 
 static void scenario(const char *what, int (*fn)(void *), void *arg, int setup_may_fail)
@@ -597,20 +597,20 @@ static void scenario(const char *what, int (*fn)(void *), void *arg, int setup_m
 
 int main(void)
 {
-	struct vdsokit_path p;
-	ok(vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, NULL) == -EINVAL,
-	   "vdsokit_path_of with a NULL path: -EINVAL");
-	ok(vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, NULL) == -EINVAL,
-	   "vdsokit_path_of(clock_gettime) with a NULL path: -EINVAL");
+	struct vdsokit_route_info p;
+	ok(vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, NULL) == -EINVAL,
+	   "vdsokit_route_of with a NULL path: -EINVAL");
+	ok(vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, NULL) == -EINVAL,
+	   "vdsokit_route_of(clock_gettime) with a NULL path: -EINVAL");
 	if (!vdso_getrandom_here() &&
-	    (vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p) || p.reason != VDSOKIT_REASON_NO_STATE)) {
+	    (vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) || p.reason != VDSOKIT_REASON_NO_STATE)) {
 		skip("no vDSO getrandom here (Linux < 6.11, or no vDSO): the states are never used");
 		printf("1..%d\n", tap_count);
 		return 0;
 	}
 	/* The vDSO has getrandom: its states must be usable, whatever ran first. */
 	ok(vdso_getrandom_here(), "the vDSO's getrandom is the route (%s)",
-	   vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p) ? "?" : vdsokit_reason_text(p.reason));
+	   vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) ? "?" : vdsokit_reason_text(p.reason));
 	wait_for_crng_ready();
 	ok(early_result == 0 && draw() == 0 && vdsokit__random_thread_state(NULL) != NULL,
 	   "a call from a constructor that ran before the library's (result %d) does not keep later "

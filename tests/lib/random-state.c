@@ -57,7 +57,7 @@ static int cmp_addr(const void *a, const void *b)
 }
 
 /* The size the kernel asks for, straight from the vDSO; 0 when not callable here. */
-static size_t kernel_state_size(const struct vdsokit_path *p)
+static size_t kernel_state_size(const struct vdsokit_route_info *p)
 {
 #if defined(__powerpc__) || defined(__powerpc64__)
 	(void)p;
@@ -74,8 +74,8 @@ static size_t kernel_state_size(const struct vdsokit_path *p)
 
 int main(void)
 {
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p);
 	if (p.route != VDSOKIT_ROUTE_VDSO) {
 		skip("getrandom is not served by the vDSO here (%s): no states",
 		     vdsokit_reason_text(p.reason));

@@ -58,8 +58,8 @@ static void test_threads(void)
 		skip("%d threads getting random bytes at once: %s", THREADS, cannot);
 		return;
 	}
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p);
 	calls_per_thread = p.route == VDSOKIT_ROUTE_VDSO ? CALLS_VIA_VDSO : CALLS_VIA_SYSCALL;
 	size_t n = (size_t)THREADS * calls_per_thread;
 	outputs = calloc(n, OUT);
@@ -134,7 +134,7 @@ static void test_lengths_and_flags(void)
 	};
 	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++) {
 		ssize_t rl = vdsokit_getrandom(buf, 64, flags[i].flags);
-		ssize_t rs = vdsokit_getrandom_via(VDSOKIT_VIA_SYSCALL, buf, 64, flags[i].flags);
+		ssize_t rs = vdsokit_getrandom_via(VDSOKIT_ROUTE_SYSCALL, buf, 64, flags[i].flags);
 		/* GRND_RANDOM|GRND_NONBLOCK may legitimately return fewer bytes or -EAGAIN. */
 		int same = rl == rs || (rl > 0 && rs > 0) || (rl == -EAGAIN || rs == -EAGAIN);
 		ok(same, "%s: library %zd, syscall %zd", flags[i].name, rl, rs);
@@ -147,10 +147,10 @@ static void test_lengths_and_flags(void)
 
 static void test_path(void)
 {
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_GETRANDOM, 0, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p);
 	unsigned char buf[16];
-	ssize_t via = vdsokit_getrandom_via(VDSOKIT_VIA_VDSO, buf, sizeof(buf), 0);
+	ssize_t via = vdsokit_getrandom_via(VDSOKIT_ROUTE_VDSO, buf, sizeof(buf), 0);
 	diag("getrandom path: %s (%s) %s", vdsokit_route_name(p.route), vdsokit_reason_text(p.reason),
 	     p.symbol ? p.symbol : "");
 	const struct vdsokit_image *img = vdsokit_process_image();

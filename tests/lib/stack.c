@@ -159,7 +159,7 @@ static long run_call(void *arg)
 	struct call *c = arg;
 	struct vdsokit_timespec ts;
 	struct vdsokit_timeval tv;
-	struct vdsokit_path path;
+	struct vdsokit_route_info path;
 	struct vdsokit_symbol sym;
 	struct vdsokit_verdef def;
 	struct vdsokit_image img;
@@ -169,7 +169,7 @@ static long run_call(void *arg)
 	unsigned char buf[512];
 	/* From prepare: a call here would touch the stack below the mark before it. */
 	const struct vdsokit_image *pi = process_image;
-	enum vdsokit_via via = (enum vdsokit_via)c->arg;
+	enum vdsokit_route via = (enum vdsokit_route)c->arg;
 	long r;
 
 	switch (c->op) {
@@ -231,7 +231,7 @@ static long run_call(void *arg)
 		return vdsokit_thread_pointer_via(via) ? 0 : -ENOSYS;
 	case OP_PATH_OF:
 		STACK_PROBE_MARK();
-		return vdsokit_path_of((enum vdsokit_func)c->arg, CLOCK_MONOTONIC, &path);
+		return vdsokit_route_of((enum vdsokit_func)c->arg, CLOCK_MONOTONIC, &path);
 	case OP_BARE_ENTRY:
 		STACK_PROBE_MARK();
 		r = vdsokit_bare_entry((enum vdsokit_func)c->arg, &entry, NULL);
@@ -327,8 +327,8 @@ static void list_calls(void)
 	add(OP_GETCPU_NODE, 0, 0, 0, "vdsokit_getcpu(cpu, node), first call");
 	add(OP_GETRANDOM, 32, 0, 0, "vdsokit_getrandom(32), first call (initialises, allocates the state)");
 	add(OP_THREAD_POINTER, 0, 0, 0, "vdsokit_thread_pointer, first call");
-	add(OP_GETTIME_VIA, VDSOKIT_VIA_AUTO, 0, 0, "vdsokit_clock_gettime_via(AUTO), first call");
-	add(OP_PATH_OF, VDSOKIT_FN_CLOCK_GETTIME, 0, 0, "vdsokit_path_of, first call");
+	add(OP_GETTIME_VIA, VDSOKIT_ROUTE_AUTO, 0, 0, "vdsokit_clock_gettime_via(AUTO), first call");
+	add(OP_PATH_OF, VDSOKIT_FN_CLOCK_GETTIME, 0, 0, "vdsokit_route_of, first call");
 	add(OP_BARE_ENTRY, VDSOKIT_FN_CLOCK_GETTIME, 0, 0, "vdsokit_bare_entry, first call");
 	add(OP_PROCESS_IMAGE, 0, 0, 0, "vdsokit_process_image, first call");
 	add(OP_USE_IMAGE, 0, 0, 0, "vdsokit_use_image, before any call");
@@ -351,18 +351,18 @@ static void list_calls(void)
 	add(OP_THREAD_POINTER, 0, 1, 0, "vdsokit_thread_pointer");
 	for (long v = 0; v < 3; v++) {
 		/* Through the vDSO: -ENOSYS where there is no entry is the answer. */
-		int may_fail = v == VDSOKIT_VIA_VDSO;
+		int may_fail = v == VDSOKIT_ROUTE_VDSO;
 		add(OP_GETTIME_VIA, v, 1, may_fail, "vdsokit_clock_gettime_via(%s, MONOTONIC)", vias[v]);
 		add(OP_GETRES_VIA, v, 1, may_fail, "vdsokit_clock_getres_via(%s, MONOTONIC)", vias[v]);
 		add(OP_GETTIMEOFDAY_VIA, v, 1, may_fail, "vdsokit_gettimeofday_via(%s)", vias[v]);
 		add(OP_TIME_VIA, v, 1, may_fail, "vdsokit_time_via(%s)", vias[v]);
 		add(OP_GETCPU_VIA, v, 1, may_fail, "vdsokit_getcpu_via(%s)", vias[v]);
 		add(OP_GETRANDOM_VIA, v, 1, may_fail, "vdsokit_getrandom_via(%s, 32)", vias[v]);
-		add(OP_THREAD_POINTER_VIA, v, 1, v != VDSOKIT_VIA_AUTO,
+		add(OP_THREAD_POINTER_VIA, v, 1, v != VDSOKIT_ROUTE_AUTO,
 		    "vdsokit_thread_pointer_via(%s)", vias[v]);
 	}
 	for (long f = 0; f < VDSOKIT_FN_COUNT; f++)
-		add(OP_PATH_OF, f, 1, 0, "vdsokit_path_of(%s)", vdsokit_func_name((enum vdsokit_func)f));
+		add(OP_PATH_OF, f, 1, 0, "vdsokit_route_of(%s)", vdsokit_func_name((enum vdsokit_func)f));
 	add(OP_BARE_ENTRY, VDSOKIT_FN_GETCPU, 1, 0, "vdsokit_bare_entry(getcpu)");
 	add(OP_USE_IMAGE, 0, 1, 1, "vdsokit_use_image, after initialisation (-EBUSY)");
 	add(OP_IMAGE_PARSE, 0, 1, 0, "vdsokit_image_parse of the process image");

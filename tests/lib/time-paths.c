@@ -19,7 +19,7 @@
  *   # TIMEPATH|<who>|<call>|<result>|<route>|<symbol>|<count>|<syscalls>
  *
  * who: vdsokit or libc; result: 0, or the errno's name; route and symbol:
- * the library's path_of (libc: "-"); count: syscalls made, or "?" where
+ * the library's vdsokit_route_of (libc: "-"); count: syscalls made, or "?" where
  * seccomp cannot count them; syscalls: the first and the last by name.
  */
 #include <errno.h>
@@ -332,8 +332,8 @@ int main(void)
 			diag("got %s, %lld ns; the syscall's %lld .. %lld ns (%d, %d)", result_text(o.r), o.ns,
 			     timespec_ns(before), timespec_ns(after), rb, ra);
 
-		struct vdsokit_path p;
-		vdsokit_path_of(fn, c->clock, &p);
+		struct vdsokit_route_info p;
+		vdsokit_route_of(fn, c->clock, &p);
 		printf("# TIMEPATH|vdsokit|%s|%s|%s|%s|%s\n", c->name, result_text(o.r),
 		       vdsokit_route_name(p.route), p.symbol ? p.symbol : "-",
 		       syscalls_text(counted, counted ? seen->lib[i].count : 0,

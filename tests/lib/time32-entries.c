@@ -50,7 +50,7 @@ static int time32_syscalls = 1;
 static void sandwich(const void *e, int wide, clockid_t c)
 {
 	struct vdsokit_timespec before, after;
-	int rb = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &before);
+	int rb = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &before);
 	long long mid = 0;
 	int r;
 	if (wide) {
@@ -62,7 +62,7 @@ static void sandwich(const void *e, int wide, clockid_t c)
 		r = ((gettime32_fn)e)(c, &t);
 		mid = timespec_ns(t);
 	}
-	int ra = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &after);
+	int ra = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &after);
 	const char *which = wide ? "clock_gettime64" : "clock_gettime (32-bit time)";
 	if (!wide && !time32_syscalls && r == -ENOSYS) {
 		ok(1, "%s(%d): ENOSYS, its fallback syscall (32-bit time) being missing here; the syscall "

@@ -108,9 +108,9 @@ static int between_syscalls(clockid_t c, int (*call)(clockid_t, struct vdsokit_t
 			    struct vdsokit_timespec *got, int *r)
 {
 	struct vdsokit_timespec before, after;
-	int rb = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &before);
+	int rb = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &before);
 	*r = call(c, got);
-	int ra = vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, c, &after);
+	int ra = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &after);
 	return rb == 0 && ra == 0 && *r == 0 && timespec_ns(before) <= timespec_ns(*got) &&
 	       timespec_ns(*got) <= timespec_ns(after);
 }
@@ -123,8 +123,8 @@ static int inlined_gettime(clockid_t c, struct vdsokit_timespec *ts)
 
 static void check_gettime(clockid_t c)
 {
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, c, &p);
 	if (p.route != VDSOKIT_ROUTE_VDSO) {
 		diag("clock %d is not read in the vDSO here (%s)", (int)c, vdsokit_reason_text(p.reason));
 		return;
@@ -151,8 +151,8 @@ static void check_gettime(clockid_t c)
 
 static void check_getres(void)
 {
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETRES, CLOCK_MONOTONIC, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETRES, CLOCK_MONOTONIC, &p);
 	if (p.route != VDSOKIT_ROUTE_VDSO || p.reason != VDSOKIT_REASON_TIME32) {
 		skip("clock_getres: not a 32-bit-time vDSO entry here (%s)", vdsokit_reason_text(p.reason));
 		return;
@@ -161,7 +161,7 @@ static void check_getres(void)
 	unsigned lib = lib_getres;
 	int r = vdsokit_clock_getres(CLOCK_MONOTONIC, &res);
 	if (!from_image)
-		vdsokit_clock_getres_via(VDSOKIT_VIA_SYSCALL, CLOCK_MONOTONIC, &want);
+		vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_MONOTONIC, &want);
 	ok(lib_getres == lib && r == 0 && res.tv_sec == want.tv_sec && res.tv_nsec == want.tv_nsec,
 	   "clock_getres(MONOTONIC) through %s, inlined: %d {%" PRId64 ", %" PRId64 "}, want {%" PRId64
 	   ", %" PRId64 "}; %u calls of the library's function", p.symbol, r, res.tv_sec, res.tv_nsec,
@@ -170,16 +170,16 @@ static void check_getres(void)
 
 static void check_time(void)
 {
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_TIME, 0, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_TIME, 0, &p);
 	struct vdsokit_timespec before, after;
 	if (p.route == VDSOKIT_ROUTE_VDSO && p.symbol && !strstr(p.symbol, "clock_gettime")) {
 		/* A 32-bit time() entry (i386's __vdso_time): called inline, widened. */
 		int64_t t = -1;
 		unsigned lib = lib_time;
-		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &before);
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME_COARSE, &before);
 		int r = vdsokit_time(&t);
-		vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &after);
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME_COARSE, &after);
 		int right = from_image ? t == FAKE_TIME_VALUE_32 : before.tv_sec <= t && t <= after.tv_sec;
 		ok(r == 0 && right && lib_time == lib,
 		   "time through its own 32-bit entry %s, inlined: %d, %" PRId64 "; %u calls of the "
@@ -188,9 +188,9 @@ static void check_time(void)
 	}
 	int64_t t = -1;
 	unsigned lib = lib_time, libclock = lib_gettime;
-	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &before);
+	vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME_COARSE, &before);
 	int r = vdsokit_time(&t);
-	vdsokit_clock_gettime_via(VDSOKIT_VIA_SYSCALL, CLOCK_REALTIME_COARSE, &after);
+	vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME_COARSE, &after);
 	int right = from_image ? t == 0x10000 + CLOCK_REALTIME_COARSE
 			       : before.tv_sec <= t && t <= after.tv_sec;
 	ok(r == 0 && right && lib_time == lib && lib_gettime == libclock,
@@ -202,8 +202,8 @@ static void check_time(void)
 /* The fake's TAI wraps: the entry is called once, dropped, and the syscall answers. */
 static void check_wrapped(void)
 {
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_TAI_ID, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_TAI_ID, &p);
 	if (!from_image || p.route != VDSOKIT_ROUTE_VDSO) {
 		diag("no wrapped seconds to check: %s", from_image ? "TAI not on the vDSO" : "a real vDSO");
 		return;
@@ -218,7 +218,7 @@ static void check_wrapped(void)
 	ok(between_syscalls(CLOCK_MONOTONIC, inlined_gettime, &ts, &r) &&
 		   fake_counters[FAKE_COUNT_GETTIME_NATIVE] - entry == 1,
 	   "after it, clock_gettime(MONOTONIC) is the syscall's, the entry never called again (%d)", r);
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
 	ok(p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == VDSOKIT_REASON_TIME32_OVERFLOWED,
 	   "and path_of says so: %s", vdsokit_reason_text(p.reason));
 }
@@ -235,9 +235,9 @@ int main(void)
 		return done_testing();
 	}
 	from_image = image;
-	struct vdsokit_path p;
+	struct vdsokit_route_info p;
 	int r = vdsokit_init();
-	vdsokit_path_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
 	if (r != 0 || p.route != VDSOKIT_ROUTE_VDSO || p.reason != VDSOKIT_REASON_TIME32) {
 		skip("this process's vDSO is not 32-bit-time only (init %d; MONOTONIC: %s)", r,
 		     vdsokit_reason_text(p.reason));

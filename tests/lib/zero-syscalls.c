@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 /*
- * Every call the library serves in user space (vdsokit_path_of: the vDSO, a
+ * Every call the library serves in user space (vdsokit_route_of: the vDSO, a
  * register, the rseq area) makes zero syscalls — counted with a seccomp
  * supervisor (syscall-count.h), getrandom included — here and in a time
  * namespace with offsets entered after initialisation (needs root: a child
@@ -111,8 +111,8 @@ static void *count_each_user_space_call(void *arg)
 		int per_clock = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
 		int variants = per_clock ? MAX_CLOCK : fn == VDSOKIT_FN_GETCPU ? 1 : 0;
 		for (clockid_t clock = 0; clock <= variants; clock++) {
-			struct vdsokit_path p;
-			if (vdsokit_path_of(fn, clock, &p) != 0 || !user_space(p.route))
+			struct vdsokit_route_info p;
+			if (vdsokit_route_of(fn, clock, &p) != 0 || !user_space(p.route))
 				continue;
 			/* Warm: a getrandom state's first use seeds it through the syscall. */
 			call_once(fn, clock);
@@ -216,8 +216,8 @@ static void check_routes_without_seccomp(void)
 {
 	int in_vdso = 0;
 	for (int fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
-		struct vdsokit_path p;
-		vdsokit_path_of(fn, CLOCK_MONOTONIC, &p);
+		struct vdsokit_route_info p;
+		vdsokit_route_of(fn, CLOCK_MONOTONIC, &p);
 		in_vdso += p.route == VDSOKIT_ROUTE_VDSO;
 	}
 	if (vdsokit_process_image())

@@ -280,8 +280,8 @@ static int exec_child_main(void)
 {
 	/* The exec'd image: glibc set its TLS up again at startup. */
 	int failed = child_agrees();
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
 	if (data_page_slot() && p.route != VDSOKIT_ROUTE_VDSO)
 		failed = 1;
 	return failed;
@@ -300,8 +300,8 @@ int main(int argc, char **argv)
 		return exec_child_main();
 
 	unsigned long ehdr = getauxval(AT_SYSINFO_EHDR);
-	struct vdsokit_path p;
-	vdsokit_path_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
+	struct vdsokit_route_info p;
+	vdsokit_route_of(VDSOKIT_FN_THREAD_POINTER, 0, &p);
 	diag("AT_SYSINFO_EHDR %#lx; thread pointer via %s%s%s; __thread offset %ld", ehdr,
 	     vdsokit_route_name(p.route), p.symbol ? " " : "", p.symbol ? p.symbol : "",
 	     marker_offset);
