@@ -162,4 +162,62 @@ else
 	{ echo "markers: $markers"; echo "definitions: $defs"; } | diag
 fi
 
+# ---- the y2038 section: time-paths.t's TIMEPATH lines, per ABI ------------
+summary amd64-i386
+summary y2038-i386
+summary y2038-x32
+timepaths() { # TARGET ABI TIME32 LINES...
+	mkdir -p "$q/$1/steps"
+	t=$1 abi=$2 has=$3
+	shift 3
+	{
+		echo "# TIMEPATH-KERNEL|$abi|time32-syscalls=$has|glibc"
+		echo "ok 1 - something"
+		printf '%s\n' "$@"
+		echo "1..1"
+	} >"$q/$t/steps/test.time-paths.out"
+}
+timepaths amd64-i386 i386 yes \
+	'# TIMEPATH|vdsokit|clock_gettime(MONOTONIC)|0|vdso|__vdso_clock_gettime64|0|none' \
+	'# TIMEPATH|libc|clock_gettime(MONOTONIC)|0|-|-|0|none' \
+	'# TIMEPATH|vdsokit|clock_getres(PROCESS_CPUTIME_ID)|0|syscall|-|1|clock_getres_time64' \
+	'# TIMEPATH|libc|clock_getres(PROCESS_CPUTIME_ID)|0|-|-|2|clock_getres(time32) ... clock_getres_time64'
+timepaths y2038-i386 i386 no \
+	'# TIMEPATH|vdsokit|clock_gettime(MONOTONIC)|0|vdso|__vdso_clock_gettime64|1|clock_gettime64' \
+	'# TIMEPATH|libc|clock_gettime(MONOTONIC)|0|-|-|?|not counted' \
+	'# TIMEPATH|vdsokit|clock_getres(PROCESS_CPUTIME_ID)|0|syscall|-|1|clock_getres_time64' \
+	'# TIMEPATH|libc|clock_getres(PROCESS_CPUTIME_ID)|ENOSYS|-|-|1|clock_getres(time32)'
+timepaths y2038-x32 x32 n/a \
+	'# TIMEPATH|vdsokit|clock_gettime(MONOTONIC)|0|vdso|__vdso_clock_gettime|0|none' \
+	'# TIMEPATH|libc|clock_gettime(MONOTONIC)|0|-|-|1|clock_gettime(x86_64'"'"'s)'
+if "$top/tests/qemu/results-table" "$b" y2038 >"$tmp/y2038" 2>"$tmp/y2038.err"; then
+	ok "results-table y2038 ran on the made-up artifacts"
+else
+	not_ok "results-table y2038 ran on the made-up artifacts"
+	diag <"$tmp/y2038.err"
+fi
+expect_line() { # FIXED-STRING DESCRIPTION
+	if grep -qF -- "$1" "$tmp/y2038"; then
+		ok "$2"
+	else
+		not_ok "$2 (want a line with '$1')"
+		diag <"$tmp/y2038"
+	fi
+}
+expect_line '| call | amd64-i386 (6.1.0-test 6.1.0-1, with the time32 syscalls): libvdsokit | C library | y2038-i386 (6.1.0-test 6.1.0-1, **without** the time32 syscalls): libvdsokit | C library |' \
+	"i386: one column pair per guest, each saying whether its kernel has the time32 syscalls"
+expect_line '| clock_gettime(MONOTONIC) | `__vdso_clock_gettime64` | no syscall | `__vdso_clock_gettime64` → clock_gettime64 | ? (syscalls not counted) |' \
+	"an entry alone, an entry that made the syscall itself, a call not counted"
+expect_line '| clock_getres(PROCESS_CPUTIME_ID) | clock_getres_time64 | 2 syscalls: clock_getres (time32) ... clock_getres_time64 | clock_getres_time64 | **ENOSYS** (clock_getres (time32)) |' \
+	"the library's own syscall, two syscalls, an error with the syscall that gave it"
+expect_line "| clock_gettime(MONOTONIC) | \`__vdso_clock_gettime\` | clock_gettime (x86_64's number) |" \
+	"x32: a syscall the x86_64 vDSO code makes by its x86_64 number"
+expect_line "x32 has no 32-bit-time syscalls to lose" "x32: said to be untouched by the option"
+if grep -q '^### ' "$tmp/y2038" && ! grep -q '^### \(arm\|ppc32\)' "$tmp/y2038"; then
+	ok "only the ABIs that ran have a table ($(grep '^### ' "$tmp/y2038" | tr '\n' ' '))"
+else
+	not_ok "only the ABIs that ran have a table"
+	grep '^### ' "$tmp/y2038" | diag
+fi
+
 done_testing

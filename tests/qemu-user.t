@@ -12,7 +12,13 @@
 #   3. arm "only64" (clock_gettime64 without clock_gettime: untrusted),
 #      arm "time64only" (the 64-bit entries with clock_getres_time64, as a
 #      kernel without COMPAT_32BIT_TIME has them: trusted) and i386
-#      "only32" (32-bit entries only) images.
+#      "only32" (32-bit entries only) images;
+#   4. the 2026 images of the 32-bit-time ABIs (i386, arm, mips o32 and
+#      n32, ppc32): "v70" (Linux 7.0's entries) and "v73y2038" (7.3's
+#      without COMPAT_32BIT_TIME: no time32 entry).  qemu-user has no
+#      seccomp to count the syscalls with, so the v73y2038 run is made once
+#      more under -strace: between callpath's marks, the vDSO's own clocks
+#      make no syscall, and no time call makes a 32-bit-time one.
 # Each architecture's library and callpath are built here, with that
 # architecture's compiler, under $VDSOKIT_BUILD/qemu-user/<arch>.
 . "$(dirname "$0")/lib.sh"
@@ -56,7 +62,7 @@ run_tap() {
 			nok = ($1 == "not")
 			sub(/^(not )?ok [0-9]+ - /, "")
 			printf "%s %d - %s: %s\n", nok ? "not ok" : "ok", start + m, label, $0
-			if (nok) f++
+			if (nok && $0 !~ /# *TODO/) f++
 			next
 		}
 		/^1\.\.[0-9]+$/ { plan = substr($0, 4) + 0; next }
@@ -78,28 +84,75 @@ run_tap() {
 	fi
 }
 
-# arch compiler image-dir qemu-binary ("-" = native only) extra-runs
+# arch compiler image-dir qemu-binary ("-" = native only) ABI flags ("-" = none)
 targets="
-x86_64  gcc                             x86_64  -
-i386    i686-linux-gnu-gcc-12           i386    qemu-i386-static
-aarch64 aarch64-linux-gnu-gcc-12        aarch64 qemu-aarch64-static
-arm     arm-linux-gnueabihf-gcc-12      arm     qemu-arm-static
-riscv64 riscv64-linux-gnu-gcc-12        riscv64 qemu-riscv64-static
-ppc32   powerpc-linux-gnu-gcc-12        ppc32   qemu-ppc-static
-ppc64le powerpc64le-linux-gnu-gcc-12    ppc64le qemu-ppc64le-static
-s390x   s390x-linux-gnu-gcc-12          s390x   qemu-s390x-static
-mips64  mips64el-linux-gnuabi64-gcc-12  mips64  qemu-mips64el-static
-sparc64 sparc64-linux-gnu-gcc-12        sparc64 qemu-sparc64-static
-m68k    m68k-linux-gnu-gcc-12           m68k    qemu-m68k-static
+x86_64  gcc                             x86_64  -                    -
+i386    i686-linux-gnu-gcc-12           i386    qemu-i386-static     -
+aarch64 aarch64-linux-gnu-gcc-12        aarch64 qemu-aarch64-static  -
+arm     arm-linux-gnueabihf-gcc-12      arm     qemu-arm-static      -
+riscv64 riscv64-linux-gnu-gcc-12        riscv64 qemu-riscv64-static  -
+ppc32   powerpc-linux-gnu-gcc-12        ppc32   qemu-ppc-static      -
+ppc64le powerpc64le-linux-gnu-gcc-12    ppc64le qemu-ppc64le-static  -
+s390x   s390x-linux-gnu-gcc-12          s390x   qemu-s390x-static    -
+mips64  mips64el-linux-gnuabi64-gcc-12  mips64  qemu-mips64el-static -
+mipso32 mips64el-linux-gnuabi64-gcc-12  mipso32 qemu-mipsel-static   -mabi=32
+mipsn32 mips64el-linux-gnuabi64-gcc-12  mipsn32 qemu-mipsn32el-static -mabi=n32
+sparc64 sparc64-linux-gnu-gcc-12        sparc64 qemu-sparc64-static  -
+m68k    m68k-linux-gnu-gcc-12           m68k    qemu-m68k-static     -
 "
 
+# strace_window LOG MARK: the syscalls between callpath's /vdsokit-mark/MARK-begin
+# and -end in a `qemu -strace` LOG, one per line; those qemu 7.2 has no name
+# for (clock_getres_time64) as "Unknown syscall N".
+strace_window() {
+	awk -v b="/vdsokit-mark/$2-begin" -v e="/vdsokit-mark/$2-end" '
+		index($0, e) { inside = 0 }
+		inside && /^[0-9]+ ([a-z_0-9]+\(|Unknown syscall)/ { sub(/^[0-9]+ /, ""); print }
+		index($0, b) { inside = 1 }' "$1"
+}
+
+# y2038_strace LABEL QEMU PROG IMAGE: the v73y2038 image run under -strace.
+y2038_strace() {
+	log=$build/qemu-user/last.strace
+	timeout "$run_timeout" "$2" -strace "$3" --image "$4" v73y2038 >/dev/null 2>"$log"
+	if ! grep -q '/vdsokit-mark/no-syscall-end' "$log"; then
+		emit "not ok" "$1, image v73y2038 under -strace: callpath reached its marks"
+		tail -5 "$log" | sed 's/^/#   /'
+		return
+	fi
+	calls=$(strace_window "$log" no-syscall)
+	# The library's known gaps (callpath.c's TODOs) make 64-bit-time syscalls
+	# only: clock_gettime64, and clock_getres_time64, which qemu 7.2 names
+	# "Unknown syscall 406" (4406, 6406 on mips o32, n32).
+	others=$(echo "$calls" | grep -vE '^(clock_gettime64\(|Unknown syscall (406|4406|6406)( |$))' | grep .)
+	if [ -z "$calls" ]; then
+		emit ok "$1, image v73y2038 under -strace: time, gettimeofday, clock_gettime and clock_getres of the vDSO's clocks make no syscall"
+	elif [ -z "$others" ]; then
+		n=$((n + 1))
+		echo "not ok $n - $1, image v73y2038 under -strace: time, gettimeofday, clock_gettime and clock_getres of the vDSO's clocks make no syscall ($(echo "$calls" | wc -l) made, 64-bit time) # TODO the library's syscalls for gettimeofday (and mips' clock_getres) where the vDSO has clock_gettime64 (clock_getres_time64)"
+		echo "$calls" | sed 's/(.*//' | sort | uniq -c | sed 's/^/#   /'
+	else
+		emit "not ok" "$1, image v73y2038 under -strace: time, gettimeofday, clock_gettime and clock_getres of the vDSO's clocks make no syscall ($(echo "$calls" | wc -l) made)"
+		echo "$calls" | sort | uniq -c | head -10 | sed 's/^/#   /'
+	fi
+	# qemu names the 64-bit ones clock_gettime64 and clock_getres_time64.
+	calls=$(strace_window "$log" no-time32-syscall | grep -E '^(clock_gettime|clock_getres|gettimeofday|time)\(')
+	if [ -z "$calls" ]; then
+		emit ok "$1, image v73y2038 under -strace: no time call, whatever its clock or path, makes a 32-bit-time syscall ($(strace_window "$log" no-time32-syscall | wc -l) syscalls, none of them)"
+	else
+		emit "not ok" "$1, image v73y2038 under -strace: no time call makes a 32-bit-time syscall ($(echo "$calls" | wc -l) made)"
+		echo "$calls" | sort | uniq -c | head -10 | sed 's/^/#   /'
+	fi
+}
+
 mkdir -p "$build/qemu-user"
-echo "$targets" | while read -r arch cc imgdir qemu; do
+echo "$targets" | while read -r arch cc imgdir qemu abi; do
 	[ -n "$arch" ] || continue
-	echo "$arch $cc $imgdir $qemu"
+	echo "$arch $cc $imgdir $qemu $abi"
 done >"$build/qemu-user/targets"
 
-while read -r arch cc imgdir qemu; do
+while read -r arch cc imgdir qemu abi; do
+	[ "$abi" != - ] || abi=
 	if ! command -v "$cc" >/dev/null 2>&1; then
 		skip "$arch: no compiler $cc"
 		continue
@@ -112,11 +165,11 @@ while read -r arch cc imgdir qemu; do
 	bdir=$build/qemu-user/$arch
 	log=$bdir.build.log
 	case $cc in *-gcc-12) ar=${cc%-gcc-12}-ar ;; *) ar="ar" ;; esac
-	if make -C "$top" -s -j2 CC="$cc" AR="$ar" BUILD="$bdir" LDFLAGS=-static "$bdir/tests/callpath" \
+	if make -C "$top" -s -j2 CC="$cc${abi:+ $abi}" AR="$ar" BUILD="$bdir" LDFLAGS=-static "$bdir/tests/callpath" \
 		>"$log" 2>&1; then
-		emit ok "$arch: library and callpath build with $cc -static"
+		emit ok "$arch: library and callpath build with $cc${abi:+ $abi} -static"
 	else
-		emit "not ok" "$arch: library and callpath build with $cc -static"
+		emit "not ok" "$arch: library and callpath build with $cc${abi:+ $abi} -static"
 		tail -20 "$log" | sed 's/^/#   /'
 		continue
 	fi
@@ -150,6 +203,13 @@ while read -r arch cc imgdir qemu; do
 		arm)  run_tap "$where" $run "$prog" --image "$images/arm/only64.so" only64
 		      run_tap "$where" $run "$prog" --image "$images/arm/time64only.so" time64only ;;
 		i386) run_tap "$where" $run "$prog" --image "$images/i386/only32.so" only32 ;;
+		esac
+		case $arch in
+		i386 | arm | mipso32 | mipsn32 | ppc32)
+			run_tap "$where" $run "$prog" --image "$images/$imgdir/v70.so" v70
+			run_tap "$where" $run "$prog" --image "$images/$imgdir/v73y2038.so" v73y2038
+			[ -z "$run" ] || y2038_strace "$where" "$run" "$prog" "$images/$imgdir/v73y2038.so"
+			;;
 		esac
 	done
 done <"$build/qemu-user/targets"

@@ -20,7 +20,18 @@
  *   OMIT_GETRES32      the native clock_getres is absent (with
  *                      OMIT_GETTIME: arm's "time64only", a kernel without
  *                      COMPAT_32BIT_TIME that has only the 64-bit entries)
+ *   OMIT_TIME32        on the 32-bit-time architectures (FAKE_TIME32), the
+ *                      four entries that take or return 32-bit time are
+ *                      absent: clock_gettime, clock_getres, gettimeofday,
+ *                      time, as Linux 7.3 leaves them out without
+ *                      COMPAT_32BIT_TIME ("v73y2038")
  */
+#if defined(OMIT_TIME32) && defined(FAKE_TIME32)
+# undef NAME_GETTIME
+# undef NAME_GETRES
+# undef NAME_GETTIMEOFDAY
+# undef NAME_TIME
+#endif
 #if !defined(OMIT_GETTIME) && !defined(GETTIME_UNDEFINED) && !defined(GETTIME_AS_DATA)
 # ifdef NAME_GETTIME
 EXPORT(clock_gettime_native, NAME_GETTIME)
@@ -76,6 +87,12 @@ EXPORT(spin_forever, NAME_GETTIME_STICK)
 #endif
 #ifdef NAME_GETTIMEOFDAY_STICK
 EXPORT(spin_forever, NAME_GETTIMEOFDAY_STICK)
+#endif
+#ifdef NAME_FUTEX_ROBUST64
+EXPORT(not_called, NAME_FUTEX_ROBUST64)
+#endif
+#ifdef NAME_FUTEX_ROBUST32
+EXPORT(not_called, NAME_FUTEX_ROBUST32)
 #endif
 #ifdef NAME_OTHER1
 EXPORT(not_called, NAME_OTHER1)

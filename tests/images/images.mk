@@ -28,7 +28,8 @@ $(IMGDUMP): tests/tools/imgdump.c cli/elf_names.c cli/elf_names.h include/vdsoki
 
 # The call-path program for the architecture of $(CC); tests/qemu-user.t
 # builds it once per architecture with a cross CC and BUILD.
-$(BUILD)/tests/callpath: tests/callpath.c tests/tap.h tests/lib/testutil.h tests/images/names.h tests/images/fake_abi.h \
+$(BUILD)/tests/callpath: tests/callpath.c tests/tap.h tests/lib/testutil.h tests/lib/syscall-count.h \
+                         tests/images/names.h tests/images/fake_abi.h \
                          include/vdsokit.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)

@@ -52,6 +52,13 @@
 # define NAME_GETRES __vdso_clock_getres
 # define NAME_GETRES64 __vdso_clock_getres_time64
 # define NAME_GETCPU __vdso_getcpu
+/*
+ * 7.2's robust-futex unlock helpers: x86 exports the 32-bit-pointer one in
+ * its 32-bit vDSO (the "v73y2038" variant); the library calls neither.
+ */
+# ifdef WITH_FUTEX_ROBUST
+#  define NAME_FUTEX_ROBUST32 __vdso_futex_robust_list32_try_unlock
+# endif
 # define IMAGE_OLD_NODE LINUX_2.5
 # define NAME_OLD1 __kernel_vsyscall
 # define NAME_OLD2 __kernel_sigreturn
@@ -72,7 +79,7 @@
 # define NAME_GETTIME64 __vdso_clock_gettime64
 # define NAME_GETTIMEOFDAY __vdso_gettimeofday
 # define NAME_GETRES __vdso_clock_getres
-/* Kernels with clock_getres_time64 (2026): the "time64only" variant. */
+/* Kernels with clock_getres_time64 (7.0, 2026): "time64only", "v70", "v73y2038". */
 # ifdef WITH_GETRES64
 #  define NAME_GETRES64 __vdso_clock_getres_time64
 # endif
@@ -153,6 +160,10 @@
 # define NAME_GETTIME64 __vdso_clock_gettime64
 # define NAME_GETTIMEOFDAY __vdso_gettimeofday
 # define NAME_GETRES __vdso_clock_getres
+/* Kernels with clock_getres_time64 (7.0, 2026): "v70", "v73y2038". */
+# ifdef WITH_GETRES64
+#  define NAME_GETRES64 __vdso_clock_getres_time64
+# endif
 #elif defined(__loongarch__) && __loongarch_grlen == 64
 # define IMAGE_ARCH loongarch64
 # define IMAGE_NODE LINUX_5.10

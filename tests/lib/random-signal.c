@@ -79,6 +79,11 @@ static int first_use_in_handler(void *unused)
 
 int main(void)
 {
+	const char *cannot = threads_cannot_wait();
+	if (cannot) {
+		skip("%d threads' first getrandom in a SIGUSR1 handler: %s", ROUNDS, cannot);
+		return done_testing();
+	}
 	int status = run_in_child(first_use_in_handler, NULL, TIMEOUT_SECONDS);
 	if (!child_exited(status))
 		ok(0, "%d threads' first getrandom in a SIGUSR1 handler that interrupted malloc: %s",

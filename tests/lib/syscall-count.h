@@ -40,7 +40,8 @@ struct syscall_counter {
 	int fd;            /* the listener; -1 until installed, -2 on failure */
 	int counting;      /* atomic: count only while set                    */
 	int count;         /* atomic                                          */
-	int last_nr;
+	int first_nr;      /* the first and last syscall counted since         */
+	int last_nr;       /* counter_on (valid when count > 0)                */
 	pthread_t supervisor;
 };
 
@@ -112,6 +113,8 @@ static void *counter_supervise(void *arg)
 	while (counter_receive(fd, &req) == 0) {
 		if (__atomic_load_n(&c->counting, __ATOMIC_ACQUIRE)) {
 #if SYSCALL_COUNT_POSSIBLE
+			if (__atomic_load_n(&c->count, __ATOMIC_ACQUIRE) == 0)
+				c->first_nr = req.data.nr;
 			c->last_nr = req.data.nr;
 #endif
 			__atomic_add_fetch(&c->count, 1, __ATOMIC_RELEASE);

@@ -119,6 +119,30 @@ __attribute__((unused)) static int sys_getcpu(unsigned *cpu, unsigned *node)
 	return syscall(SYS_getcpu, cpu, node, NULL) ? -errno : 0;
 }
 
+/*
+ * Why this C library's threads cannot wait here, or NULL when they can.
+ * glibc's 32-bit ports (2.36; its master of January 2026 too) wait on and
+ * wake futexes with the futex syscall that takes 32-bit time (SYS_futex
+ * there; futex_time64 is another number), which a kernel built without
+ * CONFIG_COMPAT_32BIT_TIME does not have: ENOSYS, and glibc ends the
+ * process ("The futex facility returned an unexpected error code.") at
+ * the first lock a thread has to wait for, or the first join of a thread
+ * still running.  A FUTEX_WAKE (1) of a private (128) word nobody waits on
+ * asks without blocking.  Where SYS_futex takes 64-bit time (64-bit ABIs,
+ * x32) it is always there.
+ */
+__attribute__((unused)) static const char *threads_cannot_wait(void)
+{
+#ifdef SYS_futex
+	unsigned word = 0;
+	if (syscall(SYS_futex, &word, 1 | 128, 1, NULL, NULL, 0) < 0 && errno == ENOSYS)
+		return "this kernel has no futex syscall with 32-bit time (CONFIG_COMPAT_32BIT_TIME off), "
+		       "which this C library waits with: a waiting thread would abort the test "
+		       "(docs/kernel-findings.md#futex-time32)";
+#endif
+	return NULL;
+}
+
 __attribute__((unused)) static long long ns_of(long long sec, long long nsec)
 {
 	return sec * 1000000000LL + nsec;

@@ -196,6 +196,8 @@ for t in $known; do
 	# broken piece does not keep the others out of the guest.
 	tests=$(test_goals "$build/$t_arch")
 	what="library, CLI and $(echo $tests | wc -w) test programs with $abi_cc -static"
+	# docs/kernel-findings.md#futex-time32's reproducer, which every guest runs.
+	tests="$tests $build/$t_arch/tests/findings/futex-time32"
 	log=$prep/build-$t_arch.log
 	if make -k -j2 -C "$root" CC="$abi_cc" AR="$t_triple-ar" BUILD="$build/$t_arch" LDFLAGS=-static \
 		all $tests >"$log" 2>&1; then

@@ -7,8 +7,8 @@
 #   make check                      includes the matrix (VDSOKIT_MATRIX=0 skips it)
 #   make matrix                     the matrix alone, verbose TAP
 #   make qemu-kernels               download / build the guest kernels into the cache
-#   make matrix-results             docs/matrix-results.md and docs/seeds.md's tables
-#                                   from the last run
+#   make matrix-results             docs/matrix-results.md, and the tables of docs/seeds.md
+#                                   and docs/matrix.md (32-bit time), from the last run
 #
 # Variables: VDSOKIT_MATRIX_TARGETS="arm64 s390x" (a subset), VDSOKIT_CACHE.
 
@@ -35,6 +35,7 @@ qemu-kernels:
 	tests/qemu/build-kernel riscv64
 	tests/qemu/build-kernel ppc64
 	tests/qemu/build-kernel ppc32
+	tests/qemu/build-kernel y2038
 
 # Each document is replaced only once its new text is complete; seeds.md
 # is hand-written around its generated tables.
@@ -42,5 +43,7 @@ matrix-results:
 	@mkdir -p $(BUILD)/qemu
 	tests/qemu/results-table $(BUILD) matrix >$(BUILD)/qemu/matrix-results.md
 	tests/qemu/results-table $(BUILD) seeds >$(BUILD)/qemu/seeds.md
+	tests/qemu/results-table $(BUILD) y2038 >$(BUILD)/qemu/y2038.md
 	mv $(BUILD)/qemu/matrix-results.md docs/matrix-results.md
 	scripts/replace-generated docs/seeds.md <$(BUILD)/qemu/seeds.md
+	scripts/replace-generated docs/matrix.md <$(BUILD)/qemu/y2038.md
