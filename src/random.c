@@ -241,6 +241,7 @@ static uintptr_t pop(void)
 
 /* The state's address, with IN_USE during a call (and for good once the thread exits). */
 #define IN_USE ((uintptr_t)1)
+_Static_assert(STATE_ALIGN > IN_USE, "a state's address has its low bit free");
 
 static __thread struct {
 	uintptr_t state;       /* 0: none yet                                  */

@@ -448,32 +448,6 @@ static const char *const y2038_time32_names[] = {
 	Y2038_PREFIX "time",
 };
 
-/*
- * What the library does not do yet on these images, known and reported:
- * such a check prints "not ok ... # TODO why" (not a failure to prove) and,
- * once the library does it, "ok ... # TODO why" (prove: unexpectedly
- * succeeded).  Only the known shape of the gap is a TODO; anything else is
- * an ordinary check.
- */
-#define TODO_GETTIMEOFDAY "the library makes gettimeofday's clock_gettime64 syscall where the vDSO has no " \
-	"gettimeofday entry; it is to take the vDSO's clock_gettime64"
-#define TODO_MIPS_GETRES64 "the library does not resolve mips' __vdso_clock_getres_time64 (Linux 7.0)"
-#ifdef __mips__
-# define TODO_SYSCALLS TODO_GETTIMEOFDAY "; " TODO_MIPS_GETRES64
-#else
-# define TODO_SYSCALLS TODO_GETTIMEOFDAY
-#endif
-
-__attribute__((format(printf, 3, 4))) static void ok_todo(int cond, const char *why, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	printf("%s %d - ", cond ? "ok" : "not ok", ++tap_count);
-	vprintf(fmt, ap);
-	printf(" # TODO %s\n", why);
-	va_end(ap);
-	fflush(stdout);
-}
 #endif
 
 /* The fake clock_gettime's answer for clock c through entry "is_64". */
@@ -1026,16 +1000,7 @@ static void check_syscalls(int every, const char *what)
 		     "tests/qemu-user.t checks with -strace)", what);
 		return;
 	}
-	/* The library's known gaps make 64-bit-time syscalls only: TODO while they do. */
-	int time64_only = 1;
-	for (int i = 0; i < 2; i++) {
-		int nr = i ? tally->last_nr : tally->first_nr;
-		time64_only &= nr == SYS_clock_gettime64 || nr == SYS_clock_getres_time64;
-	}
-	if (!every && tally->count > 0 && time64_only)
-		ok_todo(0, TODO_SYSCALLS, "v73y2038: %s (%d counted, 64-bit time: "
-			"syscalls %d ... %d)", what, tally->count, tally->first_nr, tally->last_nr);
-	else if (!ok(tally->count == 0, "v73y2038: %s (%d counted)", what, tally->count))
+	if (!ok(tally->count == 0, "v73y2038: %s (%d counted)", what, tally->count))
 		diag("the first one: syscall %d, the last: %d", tally->first_nr, tally->last_nr);
 }
 
@@ -1054,18 +1019,6 @@ static void check_2026_image(enum image_kind kind)
 		r = vdsokit_clock_getres(fast[i], &res);
 		int right = p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, Y2038_GETRES64) && r == 0 &&
 			    res.tv_sec == 0 && res.tv_nsec == 7;
-#ifdef __mips__
-		/* The known gap: the 32-bit entry (v70), or the syscall (v73y2038). */
-		int known_gap = !right && r == 0 &&
-				(str_eq(p.symbol, Y2038_PREFIX "clock_getres") || p.route == VDSOKIT_ROUTE_SYSCALL);
-#else
-		int known_gap = 0;
-#endif
-		if (known_gap)
-			ok_todo(0, TODO_MIPS_GETRES64, "%s: clock_getres(%d) is %s's {0, 7} (%s; got %d {%" PRId64
-				", %" PRId64 "})", k, (int)fast[i], Y2038_GETRES64, path_text(&p), r, res.tv_sec,
-				res.tv_nsec);
-		else
 			ok(right, "%s: clock_getres(%d) is %s's {0, 7} (%s; got %d {%" PRId64 ", %" PRId64 "})", k,
 			   (int)fast[i], Y2038_GETRES64, path_text(&p), r, res.tv_sec, res.tv_nsec);
 	}
@@ -1085,13 +1038,6 @@ static void check_2026_image(enum image_kind kind)
 			   tv.tv_sec == 0x33333 && tv.tv_usec == 0x444,
 		   "v70: gettimeofday is its own entry's {0x33333, 0x444} (%s; got %d {%#" PRIx64 ", %#" PRIx64 "})",
 		   path_text(&p), r, tv.tv_sec, tv.tv_usec);
-	} else if (p.route == VDSOKIT_ROUTE_SYSCALL && r == 0) {
-		/* The known gap: the right time, from the syscall. */
-		ok_todo(0, TODO_GETTIMEOFDAY, "v73y2038: gettimeofday is served by %s, there being no "
-			"gettimeofday entry: %s", Y2038_GETTIME64, path_text(&p));
-		ok_todo(0, TODO_GETTIMEOFDAY, "v73y2038: gettimeofday is the fake %s's CLOCK_REALTIME "
-			"{%#" PRIx64 ", %" PRId64 "} (got %d {%#" PRIx64 ", %" PRId64 "})", Y2038_GETTIME64,
-			realtime.tv_sec, realtime.tv_nsec / 1000, r, tv.tv_sec, tv.tv_usec);
 	} else {
 		ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, Y2038_GETTIME64),
 		   "v73y2038: gettimeofday is served by %s, there being no gettimeofday entry: %s",
@@ -1132,12 +1078,6 @@ static void check_2026_image(enum image_kind kind)
 				}
 		}
 	}
-#ifdef __mips__
-	if (time32_named > 0 && str_eq(which, Y2038_PREFIX "clock_getres"))
-		ok_todo(0, TODO_MIPS_GETRES64, "%s: no clock path takes a 32-bit-time entry (%d did: %s)", k,
-			time32_named, which);
-	else
-#endif
 	ok(time32_named == 0, "%s: no clock path takes a 32-bit-time entry (%d did%s%s)", k, time32_named,
 	   time32_named ? ": " : "", which);
 
