@@ -293,8 +293,9 @@ static void print_row(const struct row *r, char *notes, size_t notes_size)
 /* ---- getrandom's first call in a thread, with many threads alive -------- */
 
 /*
- * The cost of a thread's first vdsokit_getrandom (claiming a state) should
- * not grow with the threads that hold one.  Threads that drew once stay
+ * The cost of a thread's first vdsokit_getrandom (claiming a state: a pop
+ * off the free list, with signals blocked, two rt_sigprocmask calls)
+ * should not grow with the threads that hold one.  Threads that drew once stay
  * alive, blocked; then 31 new threads, one after the other, each time their
  * first call and their second and exit, as the threads of a churning pool
  * do (each finds the state of the one before given back, or none free).
@@ -338,8 +339,8 @@ static void print_getrandom_first_calls(void)
 		       vdsokit_reason_text(p.reason));
 		return;
 	}
-	static const int live_targets[] = { 15, 1000, 2000 };
-	static pthread_t threads[2200];
+	static const int live_targets[] = { 15, 1000, 4096, 16384 };
+	static pthread_t threads[16384];
 	pthread_attr_t attr;
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);

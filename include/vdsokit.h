@@ -348,7 +348,12 @@ struct vdsokit__timespec32 {
 	int32_t tv_nsec;
 };
 
-/* Clock ids n whose bit n is set in clocks go to fn. */
+/*
+ * Clock ids whose bit (the id modulo 32) is set in clocks go to fn: an id
+ * outside 0..31 that lands on a set bit goes to the vDSO, which answers any
+ * id (it makes the syscall itself for one it cannot read), so the call
+ * needs no range check.
+ */
 struct vdsokit__clock_route {
 	uint32_t clocks;
 	int (*fn)(clockid_t, struct vdsokit_timespec *);
@@ -397,6 +402,18 @@ int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res)
 int vdsokit__clock_gettime_wrapped(clockid_t clock, struct vdsokit_timespec *ts);
 int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res);
 
+/*
+ * MIPS kernels' vDSOs answer -ENOSYS for "ask the kernel" (a clocksource
+ * they cannot read); the call then makes the syscall.  Every other vDSO
+ * makes the syscall itself where it must: its answer is the answer, and the
+ * inline call is a tail call.
+ */
+#if defined(__mips__)
+#define VDSOKIT__VDSO_MAY_DECLINE 1
+#else
+#define VDSOKIT__VDSO_MAY_DECLINE 0
+#endif
+
 #if !defined(VDSOKIT_NO_INLINE) && !defined(__powerpc__)
 #define VDSOKIT_INLINE_GETTIME 1
 #if !defined(__LP64__) && !(defined(__x86_64__) && defined(__ILP32__))
@@ -406,10 +423,10 @@ int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res)
 
 /*
  * clock_gettime and clock_getres alike: a clock in the route's mask goes to
- * its function, whose -ENOSYS ("ask the kernel") goes to the syscall; then,
- * on ILP32 ABIs, a clock in the 32-bit-time route's mask to that entry, its
- * seconds widened (wrapped ones to wrapped_fn); anything else to other_fn,
- * the library's full function.
+ * its function (on MIPS, whose -ENOSYS goes to the syscall); then, on ILP32
+ * ABIs, a clock in the 32-bit-time route's mask to that entry, its seconds
+ * widened (wrapped ones to wrapped_fn); anything else to other_fn, the
+ * library's full function.
  */
 static __inline__ __attribute__((always_inline)) int
 vdsokit__clock_inline(const struct vdsokit__clock_route *route, const struct vdsokit__clock32_route *route32,
@@ -419,15 +436,15 @@ vdsokit__clock_inline(const struct vdsokit__clock_route *route, const struct vds
 		      struct vdsokit_timespec *ts)
 {
 	uint32_t clocks = __atomic_load_n(&route->clocks, __ATOMIC_RELAXED);
-	if (__builtin_expect((unsigned)clock < 32 && (clocks >> clock) & 1, 1)) {
+	if (__builtin_expect((clocks >> ((unsigned)clock & 31)) & 1, 1)) {
 		int r = __atomic_load_n(&route->fn, __ATOMIC_RELAXED)(clock, ts);
-		if (__builtin_expect(r != -ENOSYS, 1))
+		if (!VDSOKIT__VDSO_MAY_DECLINE || __builtin_expect(r != -ENOSYS, 1))
 			return r;
 		return syscall_fn(clock, ts);
 	}
 #ifdef VDSOKIT__INLINE_TIME32
 	clocks = __atomic_load_n(&route32->clocks, __ATOMIC_RELAXED);
-	if (__builtin_expect((unsigned)clock < 32 && (clocks >> clock) & 1, 1)) {
+	if (__builtin_expect((clocks >> ((unsigned)clock & 31)) & 1, 1)) {
 		/* Clocks are stored after the entry: a NULL one is a stale read, for the library. */
 		int (*fn)(clockid_t, struct vdsokit__timespec32 *) =
 			__atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
@@ -444,7 +461,7 @@ vdsokit__clock_inline(const struct vdsokit__clock_route *route, const struct vds
 				}
 				return 0;
 			}
-			if (r != -ENOSYS)
+			if (!VDSOKIT__VDSO_MAY_DECLINE || r != -ENOSYS)
 				return r;
 			return syscall_fn(clock, ts);
 		}
@@ -523,7 +540,7 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
  * cpu_id.  With the node: cpu_id, node_id, cpu_id again (the kernel rewrites
  * both on migration: equal cpu_ids mean a pair from one CPU).  Where the
  * area cannot answer (none, no node_id, not registered in this thread), the
- * vDSO's getcpu, whose -ENOSYS goes to the syscall; else the library's call.
+ * vDSO's getcpu; else the library's call.
  */
 static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsigned *cpu, unsigned *node)
 {
@@ -555,12 +572,8 @@ static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsi
 	{
 		int (*fn)(unsigned *, unsigned *, void *) =
 			__atomic_load_n(&vdsokit__routes_v2.getcpu, __ATOMIC_RELAXED);
-		if (__builtin_expect(fn != 0, 1)) {
-			int r = fn(cpu, node, 0);
-			if (__builtin_expect(r != -ENOSYS, 1))
-				return r;
-			return vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, cpu, node);
-		}
+		if (__builtin_expect(fn != 0, 1))
+			return fn(cpu, node, 0); /* x86's never declines */
 	}
 	return vdsokit_getcpu(cpu, node);
 }

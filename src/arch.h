@@ -20,6 +20,9 @@
  *                             or clock_getres_time64 (arm)
  *   arch_syscall_thread_pointer()  when ARCH_HAS_SYSCALL_TP is 1: the
  *                             kernel's record of the thread pointer
+ *   ARCH_VDSO_MAY_DECLINE     1 when the vDSO answers -ENOSYS for "ask the
+ *                             kernel" (mips): the call then makes the syscall;
+ *                             elsewhere the vDSO makes it itself
  *   ARCH_VDSO_GETCPU_IS_SYSCALL  1 when the vDSO's getcpu only makes the
  *                             syscall (riscv): the library makes it directly
  *   ARCH_KERNEL_LONG          the kernel's __kernel_long_t when it is not the
@@ -129,6 +132,9 @@ static inline long arch_syscall4(long n, long a, long b, long c, long d)
 #endif
 #ifndef ARCH_VDSO_CALL5
 #define ARCH_VDSO_CALL5 0
+#endif
+#ifndef ARCH_VDSO_MAY_DECLINE
+#define ARCH_VDSO_MAY_DECLINE 0
 #endif
 #ifndef ARCH_VDSO_GETCPU_IS_SYSCALL
 #define ARCH_VDSO_GETCPU_IS_SYSCALL 0

@@ -133,7 +133,7 @@ VDSO_EXPORT int vdsokit_getcpu(unsigned *cpu, unsigned *node)
 		return 0;
 	if (likely(fn != NULL)) {
 		int r = call_getcpu(fn, cpu, node);
-		if (likely(r != -ENOSYS))
+		if (likely(!vdso_declined(r)))
 			return r;
 	}
 	return sys_getcpu(cpu, node);

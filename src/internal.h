@@ -62,10 +62,19 @@ void vdsokit_lib_ensure_resolved(void);
 /* The routes, read with plain loads (include/vdsokit.h says why that is enough). */
 #define ROUTE(field) __atomic_load_n(&vdsokit__routes_v2.field, __ATOMIC_RELAXED)
 
-/* Whether clock is one of the ids in a route's mask. */
+/* The header's and the library's rule must be one. */
+_Static_assert(ARCH_VDSO_MAY_DECLINE == VDSOKIT__VDSO_MAY_DECLINE, "one rule for a vDSO's -ENOSYS");
+
+/* Whether the vDSO's answer r sends the call to the syscall: -ENOSYS, where the vDSO declines so. */
+static inline int vdso_declined(long r)
+{
+	return ARCH_VDSO_MAY_DECLINE && r == -ENOSYS;
+}
+
+/* Whether a route's mask sends clock to its entry: the id modulo 32, as the header tests it. */
 static inline int clock_in(uint32_t clocks, clockid_t clock)
 {
-	return (unsigned)clock < 32 && (clocks >> clock) & 1;
+	return (clocks >> ((unsigned)clock & 31)) & 1;
 }
 
 /*

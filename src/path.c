@@ -46,10 +46,18 @@ static void route_clock(struct vdsokit_route_info *p, const struct found *f, enu
 			clockid_t clock, const char *sysname, long nr)
 {
 	route_simple(p, f, fn, sysname, nr);
-	if (p->route == VDSOKIT_ROUTE_VDSO && !clock_in(vdsokit_lib_vdso_clocks(fn), clock)) {
+	if (p->route != VDSOKIT_ROUTE_VDSO)
+		return;
+	if (!clock_in(vdsokit_lib_vdso_clocks(fn), clock)) {
 		/* The vDSO would only make this syscall itself: the library makes it. */
 		memset(p, 0, sizeof(*p));
 		route_syscall(p, VDSOKIT_REASON_CLOCK_IN_KERNEL, sysname, nr);
+	} else if ((unsigned)clock >= 32) {
+		/* An id that lands on a clock the vDSO reads: the vDSO gets it, and enters the kernel. */
+		p->route = VDSOKIT_ROUTE_VDSO_KERNEL;
+		p->reason = VDSOKIT_REASON_CLOCK_IN_KERNEL;
+		p->syscall = sysname;
+		p->syscall_nr = nr;
 	}
 }
 

@@ -118,9 +118,9 @@ static inline int call_clock32(int (*fn)(clockid_t, struct vdsokit__timespec32 *
 
 /*
  * What the header's inline code does, for the library's own calls: the
- * route's entry for a clock in its mask (its -ENOSYS, "ask the kernel",
- * to the syscall); on 32-bit ABIs a 32-bit-time entry's route, whose wrap
- * drops it; any other clock to the syscall.
+ * route's entry for a clock in its mask (on mips its -ENOSYS, "ask the
+ * kernel", to the syscall); on 32-bit ABIs a 32-bit-time entry's route,
+ * whose wrap drops it; any other clock to the syscall.
  */
 static inline int clock_routed(const struct vdsokit__clock_route *route,
 			       const struct vdsokit__clock32_route *route32, clock_fn first,
@@ -128,7 +128,7 @@ static inline int clock_routed(const struct vdsokit__clock_route *route,
 {
 	if (likely(clock_in(__atomic_load_n(&route->clocks, __ATOMIC_RELAXED), clock))) {
 		int r = call_clock64(__atomic_load_n(&route->fn, __ATOMIC_RELAXED), first, clock, ts);
-		if (likely(r != -ENOSYS))
+		if (likely(!vdso_declined(r)))
 			return r;
 		return sys(clock, ts);
 	}
@@ -136,7 +136,7 @@ static inline int clock_routed(const struct vdsokit__clock_route *route,
 		int (*fn)(clockid_t, struct vdsokit__timespec32 *) = __atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
 		if (likely(fn != NULL)) {
 			int r = call_clock32(fn, clock, ts);
-			if (likely(r != -ENOSYS && r != -EOVERFLOW))
+			if (likely(!vdso_declined(r) && r != -EOVERFLOW))
 				return r;
 			if (r == -EOVERFLOW)
 				vdsokit_lib_drop_time32(sym32);
@@ -286,7 +286,7 @@ VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone
 	}
 	if (likely(fn != NULL)) {
 		int r = call_gettimeofday(fn, tv, tz);
-		if (likely(r != -ENOSYS && r != -EOVERFLOW))
+		if (likely(!vdso_declined(r) && r != -EOVERFLOW))
 			return r;
 		if (r == -EOVERFLOW)
 			vdsokit_lib_drop_time32(SYM_GETTIMEOFDAY);
@@ -331,7 +331,7 @@ VDSO_EXPORT int vdsokit_time(int64_t *t)
 	}
 	if (likely(fn != NULL)) {
 		int r = call_time(fn, t);
-		if (likely(r != -ENOSYS && r != -EOVERFLOW))
+		if (likely(!vdso_declined(r) && r != -EOVERFLOW))
 			return r;
 		if (r == -EOVERFLOW)
 			vdsokit_lib_drop_time32(SYM_TIME);

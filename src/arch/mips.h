@@ -14,6 +14,9 @@
 #endif
 #define ARCH_ELF_MACHINE 8 /* EM_MIPS */
 
+/* Kernels before the generic vDSO answer -ENOSYS for a clocksource they cannot read. */
+#define ARCH_VDSO_MAY_DECLINE 1
+
 #define ARCH_SYMBOLS {                                                 \
 	[SYM_CLOCK_GETTIME]   = ARCH_SYM("__vdso_clock_gettime", "LINUX_2.6"), \
 	[SYM_CLOCK_GETTIME64] = ARCH_SYM("__vdso_clock_gettime64", "LINUX_2.6"), \
