@@ -14,7 +14,7 @@ $(BUILD)/bench/bench: bench/bench.c $(LIB_A)
 
 $(BUILD)/bench/first-call-static: bench/first_call.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -static -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DFIRST_CALL_STATIC -Wno-missing-prototypes -static -o $@ $< $(LIB_A) $(LDFLAGS)
 
 $(BUILD)/bench/first-call-shared: bench/first_call.c $(LIB_SO)
 	@mkdir -p $(dir $@)

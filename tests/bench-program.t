@@ -9,7 +9,7 @@
 bench=$build/bench/bench
 for prog in first-call-static first-call-shared; do
 	if "$build/bench/$prog" >"$tmp/$prog.out" 2>"$tmp/$prog.err"; then
-		check "$prog prints '<ns> <page faults>'" grep -Eq '^-?[0-9]+ [0-9]+$' "$tmp/$prog.out"
+		check "$prog prints '<ns> <page faults> <again ns>'" grep -Eq '^-?[0-9]+ [0-9]+ -?[0-9]+$' "$tmp/$prog.out"
 	else
 		not_ok "$prog exits 0"
 		diag <"$tmp/$prog.err"
@@ -37,16 +37,18 @@ check "getcpu(cpu+node)'s references: the bare entry and getcpu(3) asking for th
 	"grep -A1 '^getcpu(cpu+node): ' '$tmp/out' | tr -s ' \n' ' ' |
 	 grep -Fq 'raw __vdso_getcpu(&cpu, &node, NULL), kit vdsokit_getcpu(&cpu, &node), libc getcpu(&cpu, &node)'"
 check "the first call's warm work is reported" grep -Eq "^first call's work .*: [0-9]+ ns$" "$tmp/out"
-for what in 'static \(-static, libvdsokit\.a\)' 'dynamic \(libvdsokit\.so\)'; do
+for what in 'static \(-static, libvdsokit\.a\)' "static, the vDSO's bytes read first" 'dynamic \(libvdsokit\.so\)'; do
 	check "the fresh-process first call is measured: $(printf '%s' "$what" | tr -d '\\')" \
 		grep -Eq "^  $what +[0-9]+ ns, [0-9]+ page faults " "$tmp/out"
 done
-# getrandom's first call in a thread beside 15, 1,000 and 2,000 live threads
+check "the static first call's resolution is measured again, warm, in its process" \
+	grep -Eq "^    the same resolution again at once, in that process: [0-9]+ ns$" "$tmp/out"
+# getrandom's first call in a thread beside 15, 1,000, 4,096 and 16,384 live threads
 # (figures, never judged: the check is that each was measured or skipped with its reason).
 if grep -q '^getrandom first call with live threads: skipped, ' "$tmp/out"; then
 	skip "getrandom first calls: $(grep '^getrandom first call with live threads' "$tmp/out")"
 else
-	for live in 15 1000 2000; do
+	for live in 15 1000 4096 16384; do
 		check "getrandom's first call beside $live live threads is measured" \
 			grep -Eq "^  $live +[0-9]+ ns +[0-9]+ ns$" "$tmp/out"
 	done
