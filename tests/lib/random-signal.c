@@ -89,7 +89,7 @@ static int first_use_in_handler(void *unused)
 /* ---- handlers racing the calls ---------------------------------------- */
 
 #define RACES 2000
-static int racing_done, handler_calls, handler_failures;
+static int racing_done, handler_calls, handler_failures, caller_started;
 
 static void on_usr2(int sig)
 {
@@ -100,17 +100,19 @@ static void on_usr2(int sig)
 	__atomic_fetch_add(&handler_calls, 1, __ATOMIC_RELAXED);
 }
 
+/* *state: the thread's state (NULL where the kernel has no vDSO getrandom). */
 static void *caller(void *state)
 {
 	unsigned char buf[64];
 	vdsokit_getrandom(buf, sizeof(buf), 0);
 	*(void **)state = vdsokit_lib_random_thread_state(NULL);
+	__atomic_store_n(&caller_started, 1, __ATOMIC_RELEASE);
 	while (!__atomic_load_n(&racing_done, __ATOMIC_ACQUIRE))
 		if (vdsokit_getrandom(buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
 			__atomic_fetch_add(&handler_failures, 1, __ATOMIC_RELAXED);
 	/* Still the state it started with: no handler took another for it. */
 	if (vdsokit_lib_random_thread_state(NULL) != *(void **)state)
-		*(void **)state = NULL;
+		__atomic_store_n(&caller_started, 2, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -142,7 +144,7 @@ static int handlers_race_calls(void *unused)
 	pthread_t t;
 	if (pthread_create(&t, NULL, caller, &state))
 		return 4;
-	while (!__atomic_load_n(&state, __ATOMIC_ACQUIRE))
+	while (!__atomic_load_n(&caller_started, __ATOMIC_ACQUIRE))
 		sched_yield();
 	long long before = mapped_bytes();
 	/* Pending signals merge: send until that many handlers have run (or 10 s, emulated). */
@@ -161,7 +163,7 @@ static int handlers_race_calls(void *unused)
 		return 3;
 	if (__atomic_load_n(&handler_calls, __ATOMIC_RELAXED) < 100)
 		return 4; /* too few to say anything */
-	if (!state)
+	if (__atomic_load_n(&caller_started, __ATOMIC_ACQUIRE) != 1)
 		return 1;
 	return after > before ? 2 : 0;
 }
