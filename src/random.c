@@ -14,8 +14,9 @@
  *      through a free list: a thread's first call pops one, its exit pushes
  *      it back (a pthread key destructor).  Each is one compare-and-swap,
  *      whatever the number of threads; blocks are added, doubling, only
- *      when the list is empty, so memory is bounded by the most threads
- *      alive at once.
+ *      when the list is empty and by one thread at a time (another that
+ *      finds the list empty meanwhile takes the syscall for that call), so
+ *      memory is bounded by the most threads alive at once.
  *   5. A fork child's thread keeps its own state (its TLS is a copy; the
  *      kernel wipes the state's bytes, MAP_DROPPABLE); the list is a copy of
  *      one consistent moment, since it changes by single compare-and-swaps.
@@ -151,7 +152,17 @@ static int ask_params(long (*fn)(void *, size_t, unsigned, void *, size_t))
 #define MAX_BLOCKS (INDEX_BITS - 1)
 
 static uintptr_t head = INDEX_NONE;  /* atomic                                */
-static unsigned blocks_claimed;      /* atomic: block numbers handed out      */
+/*
+ * One thread maps a block at a time: the one that sets the gate.  The gate
+ * is in a page the kernel wipes in a fork child (MADV_WIPEONFORK), since the
+ * thread that held it is not there: a child finds it open.  Blocks are
+ * mapped in order, the first whose states pointer is NULL next, so a failed
+ * mapping leaves its number to the next try.
+ */
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+static int *gate;                    /* atomic: the page, stored once         */
 static struct block {
 	unsigned char *states;       /* the kernel's mapping: its prot and flags */
 	uint32_t *next;              /* per state: the next free number        */
@@ -192,10 +203,9 @@ static void push_chain(uintptr_t first, uintptr_t last)
 	} while (!__atomic_compare_exchange_n(&head, &h, next, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
-/* Maps one more block, keeps its first state and frees the rest: the number kept, or INDEX_NONE. */
-static uintptr_t grow(void)
+/* Maps block k, keeps its first state and frees the rest: the number kept, or INDEX_NONE. */
+static uintptr_t map_block(unsigned k)
 {
-	unsigned k = __atomic_fetch_add(&blocks_claimed, 1, __ATOMIC_RELAXED);
 	uintptr_t per_page = PARAM(per_page), page = PARAM(page);
 	if (k >= MAX_BLOCKS || per_page << k >> k != per_page)
 		return INDEX_NONE;
@@ -205,7 +215,6 @@ static uintptr_t grow(void)
 	unsigned char *states = sys_mmap(((uintptr_t)1 << k) * page, PARAM(prot), PARAM(flags));
 	uint32_t *next = sys_mmap(count * sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
 	if (!states || !next) {
-		/* This number stays a hole: the next block doubles. */
 		if (states)
 			sys2(__NR_munmap, states, ((uintptr_t)1 << k) * page);
 		if (next)
@@ -219,6 +228,46 @@ static uintptr_t grow(void)
 	if (count > 1)
 		push_chain(first + 1, first + count - 1); /* release: the block before its numbers */
 	return first;
+}
+
+/* The gate's page, mapped by the first thread that needs it; NULL: none could be. */
+static int *gate_page(void)
+{
+	int *g = __atomic_load_n(&gate, __ATOMIC_ACQUIRE), *expected = NULL;
+	if (g)
+		return g;
+	size_t page = PARAM(page);
+	g = sys_mmap(page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
+	if (!g)
+		return NULL;
+	if (sys3(__NR_madvise, g, page, MADV_WIPEONFORK) != 0 ||
+	    !__atomic_compare_exchange_n(&gate, &expected, g, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		sys2(__NR_munmap, g, page);
+		return expected; /* another thread's, or NULL (no MADV_WIPEONFORK: Linux < 4.14) */
+	}
+	return g;
+}
+
+/*
+ * The list is empty: map the next block, unless another thread is mapping
+ * one (then INDEX_NONE: this call takes the syscall, and a later one finds
+ * that thread's states).
+ */
+static uintptr_t grow(void)
+{
+	int *g = gate_page(), open = 0;
+	if (!g || !__atomic_compare_exchange_n(g, &open, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return INDEX_NONE;
+	uintptr_t n = INDEX_NONE;
+	/* Unless a thread listed a block's states since this one found the list empty. */
+	if ((__atomic_load_n(&head, __ATOMIC_ACQUIRE) & INDEX_MASK) == INDEX_NONE) {
+		unsigned k = 0;
+		while (k < MAX_BLOCKS && __atomic_load_n(&blocks[k].states, __ATOMIC_RELAXED))
+			k++;
+		n = map_block(k);
+	}
+	__atomic_store_n(g, 0, __ATOMIC_RELEASE);
+	return n;
 }
 
 /* A free state's number, or INDEX_NONE. */

@@ -79,10 +79,20 @@ static struct wait_status_text outcome(int status)
 	return t;
 }
 
+/*
+ * A call; a thread's first may find another thread mapping a block of
+ * states and take the syscall: it calls again (a few times) until it has one.
+ */
 static int draw(void)
 {
 	unsigned char buf[16];
-	return vdsokit_getrandom(buf, sizeof(buf), 0) == (ssize_t)sizeof(buf) ? 0 : -1;
+	for (int tries = 0;; tries++) {
+		if (vdsokit_getrandom(buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+			return -1;
+		if (vdsokit_lib_random_thread_state(NULL) || tries == 1000)
+			return 0;
+		sched_yield();
+	}
 }
 
 /* ---- many live threads, each keeping its state ----------------------- */
