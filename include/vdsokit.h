@@ -461,7 +461,8 @@ vdsokit__clock_inline(const struct vdsokit__clock_route *route, const struct vds
 				}
 				return 0;
 			}
-			if (!VDSOKIT__VDSO_MAY_DECLINE || r != -ENOSYS)
+			/* -ENOSYS: the entry fell back to a 32-bit-time syscall the kernel lacks. */
+			if (r != -ENOSYS)
 				return r;
 			return syscall_fn(clock, ts);
 		}

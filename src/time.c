@@ -120,7 +120,9 @@ static inline int call_clock32(int (*fn)(clockid_t, struct vdsokit__timespec32 *
  * What the header's inline code does, for the library's own calls: the
  * route's entry for a clock in its mask (on mips its -ENOSYS, "ask the
  * kernel", to the syscall); on 32-bit ABIs a 32-bit-time entry's route,
- * whose wrap drops it; any other clock to the syscall.
+ * whose wrap drops it and whose -ENOSYS (its fallback to a 32-bit-time
+ * syscall that a y2038 kernel lacks, for a clock it cannot read) goes to the
+ * syscall; any other clock to the syscall.
  */
 static inline int clock_routed(const struct vdsokit__clock_route *route,
 			       const struct vdsokit__clock32_route *route32, clock_fn first,
@@ -135,8 +137,9 @@ static inline int clock_routed(const struct vdsokit__clock_route *route,
 	if (!ARCH_NATIVE_TIME64 && clock_in(__atomic_load_n(&route32->clocks, __ATOMIC_RELAXED), clock)) {
 		int (*fn)(clockid_t, struct vdsokit__timespec32 *) = __atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
 		if (likely(fn != NULL)) {
+			/* -ENOSYS: the entry's own fallback, a 32-bit-time syscall the kernel lacks. */
 			int r = call_clock32(fn, clock, ts);
-			if (likely(!vdso_declined(r) && r != -EOVERFLOW))
+			if (likely(r != -ENOSYS && r != -EOVERFLOW))
 				return r;
 			if (r == -EOVERFLOW)
 				vdsokit_lib_drop_time32(sym32);
