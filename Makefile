@@ -42,20 +42,31 @@ LIB_A    := $(BUILD)/libvdsokit.a
 # In a directory of its own: ld.so also searches platform subdirectories
 # (x86_64/, …) of a RUNPATH, and $(BUILD)/x86_64 is a cross-build tree.
 LIB_SO   := $(BUILD)/lib/libvdsokit.so.$(SOVERSION)
-LIB_HDRS := include/vdsokit.h $(wildcard src/*.h src/arch/*.h)
+
+# Header dependencies are the compiler's: -MMD -MP writes, beside each object
+# or program, a .d file naming the headers its compile read (and an empty
+# rule per header, so a deleted header is no error); the .mk files include
+# them.  An edited header rebuilds the objects that include it, and those only.
+DEPFLAGS = -MMD -MP
+# A program compiled from several sources in one command: -MMD would keep
+# only the last source's list, so the lists of all come from a preprocessor
+# pass into $@.d.  $(call depend_all,COMPILER AND FLAGS,SOURCES)
+depend_all = $(1) -MM -MP -MT $@ $(2) >$@.d
 
 .PHONY: all lib run check bench install clean abi-baseline deb readme-samples
 all: lib
 
 lib: $(LIB_A) $(LIB_SO)
 
-$(BUILD)/%.o: %.c $(LIB_HDRS)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/pic/%.o: %.c $(LIB_HDRS)
+$(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+-include $(LIB_OBJS:.o=.d) $(LIB_PIC_OBJS:.o=.d)
 
 $(LIB_A): $(LIB_OBJS)
 	@rm -f $@

@@ -14,9 +14,11 @@ cli: $(CLI_BIN)
 
 # More specific than the library's $(BUILD)/%.o rule, so it wins: the CLI is
 # not built with -fvisibility=hidden and sees cli/cli.h.
-$(BUILD)/cli/%.o: cli/%.c cli/cli.h cli/elf_names.h cli/stack_probe.h cli/bare_entry.h include/vdsokit.h
+$(BUILD)/cli/%.o: cli/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+-include $(CLI_OBJS:.o=.d)
 
 $(CLI_BIN): $(CLI_OBJS) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDFLAGS) -lm
@@ -24,9 +26,6 @@ $(CLI_BIN): $(CLI_OBJS) $(LIB_A)
 # `make run`: what the README's first command shows.
 run: $(CLI_BIN)
 	$(CLI_BIN) report
-
-# verify, abi, doctor and metrics have headers of their own (cli/checks.h, abi.h, doctor.h).
-$(filter $(BUILD)/cli/verify% $(BUILD)/cli/abi% $(BUILD)/cli/checks.o $(BUILD)/cli/doctor% $(BUILD)/cli/metrics.o $(BUILD)/cli/known_findings.o,$(CLI_OBJS)): cli/checks.h cli/abi.h cli/doctor.h cli/known_findings.h
 
 # The stack probe counts from the stack pointer its thunks mark just before
 # their call: a tail call would run the callee in the thunk's caller's frame,

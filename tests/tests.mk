@@ -10,17 +10,17 @@ LIB_TESTS := $(LIB_TEST_SRCS:tests/lib/%.c=$(BUILD)/tests/%.t)
 # inside a time namespace with offsets, entered after initialisation.
 LIB_TESTS += $(BUILD)/tests/calls-novdso.t $(BUILD)/tests/calls-timens.t
 
-$(BUILD)/tests/%.t: tests/lib/%.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
+$(BUILD)/tests/%.t: tests/lib/%.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
-$(BUILD)/tests/calls-novdso.t: tests/lib/calls.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
+$(BUILD)/tests/calls-novdso.t: tests/lib/calls.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DTEST_NO_VDSO=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -DTEST_NO_VDSO=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
-$(BUILD)/tests/calls-timens.t: tests/lib/calls.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
+$(BUILD)/tests/calls-timens.t: tests/lib/calls.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DTEST_IN_TIME_NAMESPACE=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -DTEST_IN_TIME_NAMESPACE=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
 # The painted-stack probe is the CLI's (cli/stack_probe.c); the bounds
 # file by its path in the tree, for a run from elsewhere.  -z now, as
@@ -33,21 +33,21 @@ $(BUILD)/tests/stack-bounds.h: tests/stack-bounds.txt
 	@mkdir -p $(dir $@)
 	sed -e 's/[\\"]/\\&/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
 
-$(BUILD)/tests/stack.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h tests/tap.h $(LIB_A) \
-		$(BUILD)/tests/stack-bounds.h
+STACK_TEST_FLAGS = -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
+	-DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"'
+$(BUILD)/tests/stack.t: tests/lib/stack.c cli/stack_probe.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
-	      -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
+	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/stack_probe.c)
+	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) $(STACK_TEST_FLAGS) -o $@ \
 	      $< cli/stack_probe.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
 
 # The same, linked statically: a static program's libc (its pthread_setspecific,
 # a first getrandom's) is part of the measure.
 LIB_TESTS += $(BUILD)/tests/stack-static.t
-$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h tests/tap.h $(LIB_A) \
-		$(BUILD)/tests/stack-bounds.h
+$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/stack_probe.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
-	      -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
+	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/stack_probe.c)
+	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) $(STACK_TEST_FLAGS) -o $@ \
 	      $< cli/stack_probe.c $(LIB_A) -lpthread -static
 
 # Counts the calls that reach the library's out-of-line time functions.
@@ -63,9 +63,9 @@ $(BUILD)/tests/random-dlclose.t: TEST_CFLAGS += -DTEST_LIBVDSOKIT_SO='"$(abspath
 
 # Against the shared library, through its version-map exports only, and
 # calling the out-of-line vdsokit_clock_gettime instead of the inline fast path.
-$(BUILD)/tests/calls-shared.t: tests/lib/calls.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_SO)
+$(BUILD)/tests/calls-shared.t: tests/lib/calls.c $(LIB_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DVDSOKIT_NO_INLINE -o $@ $< -L$(BUILD)/lib -l:libvdsokit.so.$(SOVERSION) \
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -DVDSOKIT_NO_INLINE -o $@ $< -L$(BUILD)/lib -l:libvdsokit.so.$(SOVERSION) \
 	      -Wl,-rpath,$(abspath $(BUILD)/lib) -lpthread
 
 # The same tests on the host's other userspaces: musl (static) and i386.
@@ -115,7 +115,7 @@ $(I386_TESTS) $(BUILD)/tests/time32-inline-i386.t &: FORCE
 SANDBOX_RUN := $(BUILD)/tests/tools/sandbox-run
 $(SANDBOX_RUN): tests/tools/sandbox-run.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LDFLAGS)
 CHECK_DEPS += $(SANDBOX_RUN)
 
 # The standalone reproducers of docs/kernel-findings.md (tests/findings/):
@@ -124,8 +124,11 @@ CHECK_DEPS += $(SANDBOX_RUN)
 FINDINGS := $(patsubst tests/findings/%.c,$(BUILD)/tests/findings/%,$(wildcard tests/findings/*.c))
 $(BUILD)/tests/findings/%: tests/findings/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LDFLAGS)
 CHECK_DEPS += $(FINDINGS)
+
+# What each program's compile read (DEPFLAGS, depend_all).
+-include $(wildcard $(BUILD)/tests/*.d $(BUILD)/tests/*/*.d)
 
 .PHONY: lib-tests tests FORCE
 FORCE:

@@ -22,17 +22,16 @@ $(IMAGES_DIR)/.built: $(IMAGES_INPUTS)
 	@touch $@
 
 # Host tool: the library's view of an image, in readelf's terms.
-$(IMGDUMP): tests/tools/imgdump.c cli/elf_names.c cli/elf_names.h include/vdsokit.h $(LIB_A)
+$(IMGDUMP): tests/tools/imgdump.c cli/elf_names.c $(LIB_A)
 	@mkdir -p $(dir $@)
+	$(call depend_all,$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS),$< cli/elf_names.c)
 	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -o $@ $< cli/elf_names.c $(LIB_A) $(LDFLAGS)
 
 # The call-path program for the architecture of $(CC); tests/qemu-user.t
 # builds it once per architecture with a cross CC and BUILD.
-$(BUILD)/tests/callpath: tests/callpath.c tests/tap.h tests/lib/testutil.h tests/lib/syscall-count.h \
-                         tests/images/names.h tests/images/fake_abi.h \
-                         include/vdsokit.h $(LIB_A)
+$(BUILD)/tests/callpath: tests/callpath.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
 
 CHECK_DEPS += images $(IMGDUMP)
 
