@@ -50,8 +50,10 @@ LIB_SO   := $(BUILD)/lib/libvdsokit.so.$(SOVERSION)
 DEPFLAGS = -MMD -MP
 # A program compiled from several sources in one command: -MMD would keep
 # only the last source's list, so the lists of all come from a preprocessor
-# pass into $@.d.  $(call depend_all,COMPILER AND FLAGS,SOURCES)
-depend_all = $(1) -MM -MP -MT $@ $(2) >$@.d
+# pass into $@.d, with an empty rule per source too (as -MP gives each
+# header), so a source moved or removed is no error either.
+# $(call depend_all,COMPILER AND FLAGS,SOURCES)
+depend_all = { $(1) -MM -MP -MT $@ $(2) && printf '%s:\n' $(2); } >$@.d
 
 .PHONY: all lib run check bench install clean abi-baseline deb readme-samples
 all: lib

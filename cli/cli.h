@@ -379,7 +379,7 @@ bool cli_func_parse(const char *text, enum vdsokit_func *fn);
 /* The vDSO's stack use (stack_use.c, on stack_probe.c): info and doctor   */
 /* ---------------------------------------------------------------------- */
 
-#include "stack_probe.h"
+#include "measure/stack_probe.h"
 
 /* Clock ids 0..11: every clock the vDSO may serve. */
 #define VDSO_STACK_MAX_CLOCKS 12

@@ -3,7 +3,7 @@
 # Included by the top Makefile (which defines CC, BUILD, CPPFLAGS, ALL_CFLAGS,
 # LDFLAGS, LIB_A).
 
-CLI_SRCS := $(wildcard cli/*.c)
+CLI_SRCS := $(wildcard cli/*.c cli/*/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 CLI_BIN  := $(BUILD)/vdsokit
 
@@ -32,7 +32,7 @@ run: $(CLI_BIN)
 # above the mark (sparc's `restore` pops the thunk's 176- or 96-byte frame),
 # and under-count by that frame.  tests/lib/stack.c is built the same way.
 STACK_PROBE_CFLAGS := -fno-optimize-sibling-calls
-$(BUILD)/cli/stack_use.o: ALL_CFLAGS += $(STACK_PROBE_CFLAGS)
+$(BUILD)/cli/measure/stack_use.o: ALL_CFLAGS += $(STACK_PROBE_CFLAGS)
 
 # The bash completion, beside the CLI it completes (make install).
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions

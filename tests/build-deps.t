@@ -103,7 +103,7 @@ touched() {
 	fi
 }
 
-touched cli/checks.h cli/json.c
-touched include/vdsokit.h cli/stack_probe.c
+touched cli/checks/checks.h cli/output/json.c
+touched include/vdsokit.h cli/measure/stack_probe.c
 
 done_testing

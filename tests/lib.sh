@@ -34,6 +34,18 @@ check() {
 	fi
 }
 
+# The CLI's objects in $build but main.o, named from the tree's sources (not
+# by listing $build, which may still hold objects of sources since moved);
+# empty when any is missing.
+cli_objects() {
+	_objs=$( (cd "$top" && ls cli/*.c cli/*/*.c) | grep -vx 'cli/main\.c' |
+		sed "s|^\(.*\)\.c\$|$build/\1.o|")
+	for _o in $_objs; do
+		[ -f "$_o" ] || return 0
+	done
+	echo "$_objs"
+}
+
 # run ARGS...: runs vdsokit, leaving $tmp/out, $tmp/err and $status.
 run() {
 	"$vdsokit" "$@" >"$tmp/out" 2>"$tmp/err"

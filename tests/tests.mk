@@ -22,7 +22,7 @@ $(BUILD)/tests/calls-timens.t: tests/lib/calls.c $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -DTEST_IN_TIME_NAMESPACE=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
-# The painted-stack probe is the CLI's (cli/stack_probe.c); the bounds
+# The painted-stack probe is the CLI's (cli/measure/stack_probe.c); the bounds
 # file by its path in the tree, for a run from elsewhere.  -z now, as
 # libvdsokit.so is linked: the libc functions the library calls are bound
 # at load, so a first getrandom measures the library, not ld.so's lazy
@@ -35,20 +35,20 @@ $(BUILD)/tests/stack-bounds.h: tests/stack-bounds.txt
 
 STACK_TEST_FLAGS = -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
 	-DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"'
-$(BUILD)/tests/stack.t: tests/lib/stack.c cli/stack_probe.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
+$(BUILD)/tests/stack.t: tests/lib/stack.c cli/measure/stack_probe.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
 	@mkdir -p $(dir $@)
-	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/stack_probe.c)
+	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/measure/stack_probe.c)
 	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) $(STACK_TEST_FLAGS) -o $@ \
-	      $< cli/stack_probe.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
+	      $< cli/measure/stack_probe.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
 
 # The same, linked statically: a static program's libc (its pthread_setspecific,
 # a first getrandom's) is part of the measure.
 LIB_TESTS += $(BUILD)/tests/stack-static.t
-$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/stack_probe.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
+$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/measure/stack_probe.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
 	@mkdir -p $(dir $@)
-	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/stack_probe.c)
+	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/measure/stack_probe.c)
 	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) $(STACK_TEST_FLAGS) -o $@ \
-	      $< cli/stack_probe.c $(LIB_A) -lpthread -static
+	      $< cli/measure/stack_probe.c $(LIB_A) -lpthread -static
 
 # Counts the calls that reach the library's out-of-line time functions.
 $(BUILD)/tests/time32-inline.t: TEST_CFLAGS += -Wl,--wrap=vdsokit_clock_gettime \

@@ -22,10 +22,10 @@ $(IMAGES_DIR)/.built: $(IMAGES_INPUTS)
 	@touch $@
 
 # Host tool: the library's view of an image, in readelf's terms.
-$(IMGDUMP): tests/tools/imgdump.c cli/elf_names.c $(LIB_A)
+$(IMGDUMP): tests/tools/imgdump.c cli/images/elf_names.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(call depend_all,$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS),$< cli/elf_names.c)
-	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -o $@ $< cli/elf_names.c $(LIB_A) $(LDFLAGS)
+	$(call depend_all,$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS),$< cli/images/elf_names.c)
+	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -o $@ $< cli/images/elf_names.c $(LIB_A) $(LDFLAGS)
 
 # The call-path program for the architecture of $(CC); tests/qemu-user.t
 # builds it once per architecture with a cross CC and BUILD.

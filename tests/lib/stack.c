@@ -27,7 +27,7 @@
 
 #include "vdsokit.h"
 #include "../tap.h"
-#include "../../cli/stack_probe.h"
+#include "../../cli/measure/stack_probe.h"
 #include "../images/fake_abi.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

@@ -17,7 +17,7 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "doctor.h"
+#include "checks/doctor.h"
 
 #ifndef AT_SYSINFO_EHDR
 #define AT_SYSINFO_EHDR 33

@@ -18,7 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "abi.h"
+#include "checks/abi.h"
 
 #define MAX_CASES 128
 #define CHILD_TIMEOUT_SECONDS 5

@@ -18,7 +18,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 
-#include "doctor.h"
+#include "checks/doctor.h"
 
 /* A vDSO read within this factor of the syscall's cost is the syscall. */
 #define FALLBACK_RATIO 2.0

@@ -30,7 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checks.h"
+#include "checks/checks.h"
 
 /* ELF fields in the image's own class and byte order, bounds-checked. */
 static bool read_field(const unsigned char *data, size_t size, uint64_t offset,

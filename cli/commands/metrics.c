@@ -22,7 +22,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "doctor.h"
+#include "checks/doctor.h"
 
 static const char usage[] =
 	"Usage: vdsokit metrics [-o FILE] [--time SECONDS]\n"

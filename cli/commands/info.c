@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checks.h"
+#include "checks/checks.h"
 
 static const char usage[] =
 	"Usage: vdsokit info [--json] [--image FILE]\n"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "checks.h"
+#include "checks/checks.h"
 
 static const char usage[] =
 	"Usage: vdsokit bench [--json | --csv] [--svg FILE] [--time SECONDS]\n"

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "checks.h"
-#include "known_findings.h"
+#include "checks/checks.h"
+#include "checks/known_findings.h"
 
 #define DEFAULT_SECONDS 1.0
 #define MAX_CHECKS 256
