@@ -105,5 +105,6 @@ touched() {
 
 touched cli/checks/checks.h cli/output/json.c
 touched include/vdsokit.h cli/measure/stack_probe.c
+touched cli/host/host.h cli/output/json.c
 
 done_testing

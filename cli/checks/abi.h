@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "checks.h"
+#include "vdsokit.h"
 
 /* What a pointer argument points at. */
 enum abi_pointer {

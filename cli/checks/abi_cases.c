@@ -13,6 +13,9 @@
 #include <unistd.h>
 
 #include "abi.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "checks/checks.h"
 
 const char *abi_pointer_name(enum abi_pointer kind)
 {

@@ -15,6 +15,8 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
 
 const char *check_status_name(enum check_status status)
 {

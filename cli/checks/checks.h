@@ -5,8 +5,7 @@
  * kernel's CPU-clock id encoding, and the pieces of verify that run both
  * in this process and in a child inside a time namespace.
  *
- * Kept apart from cli.h, which belongs to the output helpers and the other
- * subcommands.
+ * The --image loader they use is the images layer's (images/images.h).
  */
 #ifndef VDSOKIT_CLI_CHECKS_H
 #define VDSOKIT_CLI_CHECKS_H
@@ -17,6 +16,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "vdsokit.h"
 
 /* ---------------------------------------------------------------------- */
 /* Check records                                                           */
@@ -102,16 +102,6 @@ extern const unsigned invalid_clock_id_count;
 
 /* Nanoseconds of a timespec, saturating instead of overflowing. */
 int64_t timespec_ns(const struct vdsokit_timespec *ts);
-
-/*
- * Test aid (verify/abi --image FILE): map an image file executable and hand
- * it to the library instead of the process's vDSO, so that the checks can
- * be shown to fail on a vDSO known to be wrong (the synthetic images of
- * tests/images return fixed values).  An image that cannot run from a file
- * (truncated, or reading data pages the file lacks: image_file.c) is
- * refused.  0, or CLI_EXIT_USAGE after the error.
- */
-int use_image_file(const char *cmd, const char *path);
 
 /*
  * Nothing can be checked against a refused reference syscall

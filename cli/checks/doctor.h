@@ -9,6 +9,8 @@
 #include <stdbool.h>
 
 #include "checks.h"
+#include "vdsokit.h"
+#include "host/host.h"
 
 /*
  * What doctor infers about the tools and machine around the process

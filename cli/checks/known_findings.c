@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "known_findings.h"
+#include "checks/checks.h"
 
 static const struct known_finding findings[] = {
 	{ "aux-getres", "the vDSO's clock_getres succeeds for auxiliary clocks the kernel "

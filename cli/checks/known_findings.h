@@ -8,6 +8,7 @@
 #define VDSOKIT_CLI_KNOWN_FINDINGS_H
 
 #include "checks.h"
+#include "vdsokit.h"
 
 /* Where the findings are written up; each id is an anchor in it. */
 #define KNOWN_FINDINGS_DOC "docs/kernel-findings.md"

@@ -16,6 +16,9 @@
 #include <time.h>
 
 #include "checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "measure/measure.h"
 
 #define NSEC_PER_SEC 1000000000LL
 

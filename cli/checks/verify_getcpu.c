@@ -14,6 +14,9 @@
 #include <string.h>
 
 #include "checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "measure/measure.h"
 
 #define MAX_CPUS 1024
 

@@ -20,6 +20,9 @@
 #include <time.h>
 
 #include "checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "measure/measure.h"
 
 static const long monotonic_clocks[] = {
 	CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME, CLOCK_MONOTONIC_COARSE,

@@ -19,6 +19,8 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
 
 typedef ssize_t getrandom_path(void *buf, size_t len, unsigned flags);
 

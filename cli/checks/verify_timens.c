@@ -25,6 +25,9 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080

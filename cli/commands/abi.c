@@ -19,6 +19,11 @@
 #include <unistd.h>
 
 #include "checks/abi.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "images/images.h"
+#include "checks/checks.h"
 
 #define MAX_CASES 128
 #define CHILD_TIMEOUT_SECONDS 5

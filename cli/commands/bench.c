@@ -11,6 +11,10 @@
 #include <string.h>
 
 #include "checks/checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "measure/measure.h"
 
 static const char usage[] =
 	"Usage: vdsokit bench [--json | --csv] [--svg FILE] [--time SECONDS]\n"

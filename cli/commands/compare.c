@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output/output.h"
+#include "measure/measure.h"
 
 static const char usage[] =
 	"Usage: vdsokit compare BEFORE.json [AFTER.json] [--markdown | --json]\n"

@@ -19,6 +19,11 @@
 #include <sys/auxv.h>
 
 #include "checks/doctor.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "measure/measure.h"
+#include "images/images.h"
 
 /* A vDSO read within this factor of the syscall's cost is the syscall. */
 #define FALLBACK_RATIO 2.0

@@ -11,6 +11,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
 
 static const char usage[] =
 	"Usage: vdsokit dump [-o FILE]\n"

@@ -9,6 +9,11 @@
 #include <unistd.h>
 
 #include "checks/checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "measure/measure.h"
+#include "images/images.h"
 
 static const char usage[] =
 	"Usage: vdsokit info [--json] [--image FILE]\n"

@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "images/images.h"
 
 static const char usage[] =
 	"Usage: vdsokit inspect FILE [--json]\n"

@@ -23,6 +23,10 @@
 #include <time.h>
 
 #include "checks/doctor.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "measure/measure.h"
 
 static const char usage[] =
 	"Usage: vdsokit metrics [-o FILE] [--time SECONDS]\n"

@@ -11,6 +11,10 @@
 #include <string.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "measure/measure.h"
 
 static const char usage[] =
 	"Usage: vdsokit report [--json] [--no-bench]\n"

@@ -10,6 +10,10 @@
 
 #include "checks/checks.h"
 #include "checks/known_findings.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "images/images.h"
 
 #define DEFAULT_SECONDS 1.0
 #define MAX_CHECKS 256

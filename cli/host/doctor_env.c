@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "checks/doctor.h"
+#include "vdsokit.h"
+#include "host/host.h"
 
 #ifndef AT_SYSINFO_EHDR
 #define AT_SYSINFO_EHDR 33

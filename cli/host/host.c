@@ -16,6 +16,9 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
 
 /* ---------------------------------------------------------------------- */
 /* Facts: a value, or unknown because …                                    */

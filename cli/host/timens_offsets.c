@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "host/host.h"
 
 bool timens_offsets_read(struct timens_offsets *o)
 {

@@ -31,6 +31,10 @@
 #include <unistd.h>
 
 #include "checks/checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "images/images.h"
 
 /* ELF fields in the image's own class and byte order, bounds-checked. */
 static bool read_field(const unsigned char *data, size_t size, uint64_t offset,

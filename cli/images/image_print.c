@@ -7,6 +7,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "images/images.h"
 #include "elf_names.h"
 
 static void build_id_hex(const struct vdsokit_image *img, char *buf, size_t size)

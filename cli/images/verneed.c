@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "images/images.h"
 
 #define PT_LOAD_ 1
 #define PT_DYNAMIC_ 2

@@ -12,6 +12,8 @@
 #include <time.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "measure/measure.h"
 
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>

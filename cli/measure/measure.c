@@ -21,6 +21,9 @@
 #include <time.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "measure/measure.h"
 #include "bare_entry.h"
 
 static const char *const path_names[BENCH_PATH_COUNT] = {

@@ -11,6 +11,9 @@
 #include <string.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "measure/measure.h"
 #include "bare_entry.h"
 #include "stack_probe.h"
 

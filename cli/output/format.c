@@ -14,6 +14,8 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "output/output.h"
 
 /*
  * The environment's LC_CTYPE codeset, read once: setlocale(LC_CTYPE, "")

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "output/output.h"
 
 static void newline_indent(struct json_writer *w)
 {

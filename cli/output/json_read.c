@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output/output.h"
 
 #define JSON_READ_MAX_DEPTH 64
 

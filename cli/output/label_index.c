@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output/output.h"
 
 /* FNV-1a, 64-bit: short strings, no adversary worth a keyed hash here. */
 static uint64_t label_hash(const char *s)

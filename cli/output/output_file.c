@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output/output.h"
 
 /* Where the bytes finally belong: PATH, or the file a symlink PATH names. */
 static char *final_target(const char *path)

@@ -16,6 +16,8 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output/output.h"
+#include "measure/measure.h"
 
 #define REDRAW_NS 200e6
 

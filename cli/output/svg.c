@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output/output.h"
 
 /* Okabe–Ito colours: distinguishable with the common colour-vision deficiencies. */
 static const char *const palette[CHART_MAX_SERIES] = {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output/output.h"
 
 void table_init(struct table *t, unsigned columns, const char *const *headers,
 		const enum table_align *align)

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "output/output.h"
 
 static const char replacement[] = "\xef\xbf\xbd";   /* U+FFFD */
 
