@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vdsokit abi: the bad-input cases (abi_cases.c) and the runner that calls
- * each in a child process (abi.c).
+ * each in a child process (commands/abi.c).
  */
 #ifndef VDSOKIT_CLI_ABI_H
 #define VDSOKIT_CLI_ABI_H

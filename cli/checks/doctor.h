@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vdsokit doctor: the facts it gathers about the process's environment
- * (doctor_env.c) and the findings it draws from them (doctor.c).
+ * (host/doctor_env.c) and the findings it draws from them (commands/doctor.c).
  */
 #ifndef VDSOKIT_CLI_DOCTOR_H
 #define VDSOKIT_CLI_DOCTOR_H

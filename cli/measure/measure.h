@@ -125,7 +125,7 @@ int bench_pin_to_cpu(int cpu);
 double bench_now_ns(void);
 
 /*
- * report's quick benchmark (report.c), shared with metrics: the calls
+ * report's quick benchmark (commands/report.c), shared with metrics: the calls
  * people make most (clock_gettime of REALTIME, MONOTONIC, MONOTONIC_COARSE
  * and PROCESS_CPUTIME_ID, gettimeofday, time, getcpu, the thread pointer,
  * getrandom(16)), through the library and the raw syscall.  A refused

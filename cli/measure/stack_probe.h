@@ -18,7 +18,7 @@
  * STACK_PROBE_MARK() just before its call; on an ABI that pushes the
  * arguments (i386) it includes them.
  *
- * Shared by the CLI (cli/stack_use.c: the vDSO's entries) and the
+ * Shared by the CLI (cli/measure/stack_use.c: the vDSO's entries) and the
  * library's test (tests/lib/stack.c: every public call).
  */
 #ifndef VDSOKIT_CLI_STACK_PROBE_H
