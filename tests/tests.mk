@@ -136,6 +136,21 @@ lib-tests: $(LIB_TESTS)
 
 tests: lib-tests $(BUILD)/tests/calls-shared.t $(VARIANT_TESTS) $(CHECK_DEPS)
 
+# `make test`: the quick loop while working on the library or the CLI.  The
+# library's tests on this host and the CLI's, under prove -j2: nothing that
+# needs the network, a cross compiler, QEMU or a sanitizer, and none of the
+# build, packaging and release checks (ABI baseline, installed man pages,
+# header dependencies, build flags).  What needs root skips, saying so.
+# Images only for this architecture (images-host), and the tests that build
+# the CLI for another (cross_vdsokit) skip that part.  `make check` runs all.
+# One file: prove -v tests/cli-doctor.t (after make test, or make tests).
+QUICK_LIB_TESTS := $(filter-out $(BUILD)/tests/random-layout.t,$(LIB_TESTS)) \
+	$(BUILD)/tests/calls-shared.t $(HARDENING_TESTS)
+QUICK_SHELL_TESTS := $(filter-out tests/cli-build-flags.t,$(wildcard tests/cli-*.t)) tests/completion.t
+.PHONY: test
+test: all images-host $(QUICK_LIB_TESTS) $(SANDBOX_RUN) $(FINDINGS)
+	VDSOKIT_NO_CROSS=1 prove -j2 $(PROVE_FLAGS) $(QUICK_LIB_TESTS) $(QUICK_SHELL_TESTS)
+
 # `make check`: what the tests need (apt, as root), everything built, then prove.
 # The QEMU matrix (most of a cold run: building kernels, then booting guests)
 # runs beside the other tests, which run one after another: on 2 cores a

@@ -21,6 +21,19 @@ $(IMAGES_DIR)/.built: $(IMAGES_INPUTS)
 	tests/images/build-images $(IMAGES_DIR)
 	@touch $@
 
+# The images of the architecture $(CC) builds for only, made with that
+# compiler (`make test`): the tests that run an image find theirs, and no
+# cross compiler is needed.  The names are build-images' (i386, ppc64le…).
+IMAGES_ARCH := $(shell $(CC) -dumpmachine 2>/dev/null | sed -e 's/-.*gnux32$$/-x32/' \
+	-e 's/^x86_64-.*-x32$$/x32/' -e 's/-.*//' -e 's/^i.86$$/i386/' -e 's/^arm.*/arm/' \
+	-e 's/^powerpc64le$$/ppc64le/' -e 's/^powerpc64$$/ppc64/' -e 's/^powerpc$$/ppc32/')
+.PHONY: images-host
+images-host: $(IMAGES_DIR)/$(IMAGES_ARCH)/.built
+
+$(IMAGES_DIR)/$(IMAGES_ARCH)/.built: $(IMAGES_INPUTS)
+	tests/images/build-images $(IMAGES_DIR) $(IMAGES_ARCH)
+	@touch $@
+
 # Host tool: the library's view of an image, in readelf's terms.
 $(IMGDUMP): tests/tools/imgdump.c cli/images/elf_names.c $(LIB_A)
 	@mkdir -p $(dir $@)
