@@ -35,7 +35,7 @@ ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fno-strict-aliasing $(CFLAGS)
 override CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
 LDFLAGS  ?=
 
-LIB_SRCS := src/image.c src/vdso.c src/choose.c src/time.c src/cpu.c src/tp.c src/random.c src/path.c
+LIB_SRCS := src/image.c src/vdso.c src/choose.c src/time.c src/cpu.c src/tp.c src/random.c src/route.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
 LIB_A    := $(BUILD)/libvdsokit.a
