@@ -25,7 +25,7 @@ struct doctor_env {
 	char cmdline_vdso[32];        /* "vdso=0", "vdso32=0", … or ""          */
 	char cmdline_clocksource[48]; /* "clocksource=hpet" or ""                */
 
-	/* Three witnesses of the vDSO: the auxv the libc saw, the file, the maps. */
+	/* Three places that show the vDSO: the auxv the libc saw, the file, the maps. */
 	bool auxv_file_readable, auxv_file_has_vdso;
 	bool maps_readable, maps_has_vdso, maps_has_vvar;
 

@@ -315,7 +315,7 @@ static bool monotonic_in_kernel(void)
 /*
  * The entry this process's vDSO exports for fn, used by the library or not:
  * a defined global function named __<prefix>_<function> (__vdso_gettimeofday,
- * __kernel_getcpu).  The image is the witness, not a list of architectures.
+ * __kernel_getcpu).  The image is the evidence, not a list of architectures.
  */
 static bool image_entry(enum vdsokit_func fn, struct vdsokit_symbol *found)
 {
@@ -604,7 +604,7 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
  * Calls the library makes that fail here: a seccomp filter or sandbox that
  * refuses a syscall the call needs (the fallback, the CPU-time clocks, or
  * the one the vDSO's getrandom makes to set up its state).  What a call
- * returns is the witness, whatever its route says.
+ * returns is the evidence, whatever its route says.
  */
 static void check_failing_calls(struct doctor_report *r, const struct host_facts *h)
 {

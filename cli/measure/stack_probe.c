@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The painted-stack probe (stack_probe.h): one call on a stack of its own,
- * in a child process per witness.
+ * in a child process per method.
  */
 #include "stack_probe.h"
 
@@ -20,7 +20,7 @@
 
 volatile uintptr_t stack_probe_sp;
 
-enum witness { PAINT_A, PAINT_B, RESIDENCY, WITNESS_COUNT };
+enum probe_method { PAINT_A, PAINT_B, RESIDENCY, PROBE_METHOD_COUNT };
 
 /* What one child saw, in a shared page. */
 struct child_report {
@@ -36,7 +36,7 @@ struct child_report {
 
 #ifdef HAVE_UCONTEXT
 /* A pattern whose two forms differ in every byte: a write can match one only. */
-static unsigned char pattern(enum witness w, size_t i)
+static unsigned char pattern(enum probe_method w, size_t i)
 {
 	static const unsigned char a[8] = { 0xa5, 0x3c, 0x96, 0x5a, 0xc3, 0x69, 0x0f, 0xd2 };
 	return w == PAINT_B ? (unsigned char)~a[i & 7] : a[i & 7];
@@ -52,7 +52,7 @@ static void probe_entry(void)
 	child_result = child_thunk(child_arg);
 }
 
-static void child_run(enum witness w, void (*prepare)(void *), long (*thunk)(void *), void *arg,
+static void child_run(enum probe_method w, void (*prepare)(void *), long (*thunk)(void *), void *arg,
 		      struct child_report *rep)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
@@ -140,15 +140,15 @@ bool stack_probe(void (*prepare)(void *arg), long (*thunk)(void *arg), void *arg
 	snprintf(r->why, sizeof(r->why), "this libc has no makecontext/swapcontext (musl)");
 	return false;
 #else
-	struct child_report *reps = mmap(NULL, sizeof(struct child_report) * WITNESS_COUNT,
+	struct child_report *reps = mmap(NULL, sizeof(struct child_report) * PROBE_METHOD_COUNT,
 					 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	if (reps == MAP_FAILED) {
 		snprintf(r->why, sizeof(r->why), "mmap of the report page: %s", strerror(errno));
 		return false;
 	}
-	memset(reps, 0, sizeof(struct child_report) * WITNESS_COUNT);
+	memset(reps, 0, sizeof(struct child_report) * PROBE_METHOD_COUNT);
 	fflush(NULL);
-	for (int w = 0; w < WITNESS_COUNT; w++) {
+	for (int w = 0; w < PROBE_METHOD_COUNT; w++) {
 		pid_t pid = fork();
 		if (pid < 0) {
 			snprintf(r->why, sizeof(r->why), "fork: %s", strerror(errno));
@@ -157,7 +157,7 @@ bool stack_probe(void (*prepare)(void *arg), long (*thunk)(void *arg), void *arg
 		if (pid == 0) {
 			/* A call that never returns must not hang the caller. */
 			alarm(20);
-			child_run((enum witness)w, prepare, thunk, arg, &reps[w]);
+			child_run((enum probe_method)w, prepare, thunk, arg, &reps[w]);
 			reps[w].done = 1;
 			_exit(0);
 		}
@@ -189,7 +189,7 @@ bool stack_probe(void (*prepare)(void *arg), long (*thunk)(void *arg), void *arg
 	}
 	r->measured = true;
 out:
-	munmap(reps, sizeof(struct child_report) * WITNESS_COUNT);
+	munmap(reps, sizeof(struct child_report) * PROBE_METHOD_COUNT);
 	return r->measured;
 #endif
 }

@@ -4,7 +4,7 @@
  * stack of its own (an mmap with a PROT_NONE guard page below it, entered
  * with makecontext/swapcontext), and what it touched is read back.
  *
- * Two witnesses, each in a fresh child process (so a first call stays a
+ * Two methods, each in a fresh child process (so a first call stays a
  * first call, and a call that overruns the stack kills a child only):
  *   - paint: the whole stack is filled with a pattern (twice, with two
  *     patterns, so a byte written with the pattern's own value is still

@@ -5,7 +5,7 @@
  * vdsokit_clock_gettime, vdsokit_clock_getres and vdsokit_time call the
  * entry themselves and widen its answer: the library's out-of-line
  * functions, which convert too but cost a call and a state walk more
- * (issue 22: sparc32 170 ns against glibc's 156), are never called.
+ * (sparc32: 170 ns against glibc's 156), are never called.
  * Linked with -Wl,--wrap for those functions (tests/tests.mk), which count
  * the calls that reach them.
  *
