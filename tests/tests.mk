@@ -86,7 +86,7 @@ $(BUILD)/tests/calls-musl.t: FORCE
 	@mkdir -p $(dir $@)
 	cp $(BUILD)/musl/tests/calls.t $@
 
-# time32-inline: the inlined calls on the only32 image (32-bit time only).
+# time32-inline: the inlined calls on the time32only image (32-bit time only).
 # One recipe makes them all (&:), so a parallel make builds the i686 tree once.
 $(I386_TESTS) $(BUILD)/tests/time32-inline-i386.t &: FORCE
 	$(MAKE) --no-print-directory lib-tests CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar \
@@ -106,7 +106,7 @@ $(I386_TESTS) $(BUILD)/tests/time32-inline-i386.t &: FORCE
 	if [ -n "$$run" ] && ! command -v $$run >/dev/null 2>&1; then \
 		printf '#!/bin/sh\necho "1..0 # SKIP this kernel does not execute i386 binaries, and no qemu-i386-static"\n'; \
 	else \
-		printf '#!/bin/sh\n# the i386 build on the only32 image (qemu-user maps no vDSO of its own)\nVDSOKIT_IMAGES=%s exec %s %s\n' \
+		printf '#!/bin/sh\n# the i386 build on the time32only image (qemu-user maps no vDSO of its own)\nVDSOKIT_IMAGES=%s exec %s %s\n' \
 			$(abspath $(BUILD)/images) "$$run" $$t; \
 	fi >$(BUILD)/tests/time32-inline-i386.t; chmod +x $(BUILD)/tests/time32-inline-i386.t
 
