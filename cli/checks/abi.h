@@ -76,6 +76,6 @@ unsigned abi_cases_build(struct abi_case *cases, unsigned max, const struct abi_
  * own choice).  Returns what it returned: 0 / a value / a negative errno.
  * Run it in a child: it may well crash.
  */
-long abi_case_call(const struct abi_case *c, enum vdsokit_route via, const struct abi_memory *m);
+long abi_case_call(const struct abi_case *c, enum vdsokit_route route, const struct abi_memory *m);
 
 #endif /* VDSOKIT_CLI_ABI_H */

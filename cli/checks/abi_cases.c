@@ -149,7 +149,7 @@ static long bare_gettimeofday_syscall(void *tv, void *tz, bool *done)
 #endif
 }
 
-long abi_case_call(const struct abi_case *c, enum vdsokit_route via, const struct abi_memory *m)
+long abi_case_call(const struct abi_case *c, enum vdsokit_route route, const struct abi_memory *m)
 {
 	clockid_t clock = (clockid_t)c->clock;
 	void *first, *second;
@@ -163,35 +163,35 @@ long abi_case_call(const struct abi_case *c, enum vdsokit_route via, const struc
 	switch (c->fn) {
 	case VDSOKIT_FN_CLOCK_GETTIME:
 		first = pointer_for(c->pointer, 0, m);
-		return vdsokit_clock_gettime_via(via, clock, first);
+		return vdsokit_clock_gettime_via(route, clock, first);
 	case VDSOKIT_FN_CLOCK_GETRES:
 		first = pointer_for(c->pointer, 0, m);
-		return vdsokit_clock_getres_via(via, clock, first);
+		return vdsokit_clock_getres_via(route, clock, first);
 	case VDSOKIT_FN_GETTIMEOFDAY:
 		/* tv is 16 bytes, struct timezone two ints. */
 		first = pointer_for(c->bad_argument == 0 ? c->pointer : ABI_PTR_VALID, 0, m);
 		second = c->bad_argument == 1 ? pointer_for(c->pointer, 1, m) : NULL;
-		if (via == VDSOKIT_ROUTE_SYSCALL) {
+		if (route == VDSOKIT_ROUTE_SYSCALL) {
 			v = bare_gettimeofday_syscall(first, second, &done);
 			if (done)
 				return v;
 		}
-		return vdsokit_gettimeofday_via(via, first, second);
+		return vdsokit_gettimeofday_via(route, first, second);
 	case VDSOKIT_FN_TIME:
 		first = pointer_for(c->pointer, 0, m);
-		if (via == VDSOKIT_ROUTE_SYSCALL) {
+		if (route == VDSOKIT_ROUTE_SYSCALL) {
 			v = bare_time_syscall(first, &done);
 			if (done)
 				return v;
 		}
-		return vdsokit_time_via(via, first);
+		return vdsokit_time_via(route, first);
 	case VDSOKIT_FN_GETCPU:
 		first = pointer_for(c->bad_argument == 0 ? c->pointer : ABI_PTR_VALID, 0, m);
 		second = pointer_for(c->bad_argument == 1 ? c->pointer : ABI_PTR_VALID, 1, m);
-		return vdsokit_getcpu_via(via, first, second);
+		return vdsokit_getcpu_via(route, first, second);
 	case VDSOKIT_FN_GETRANDOM:
 		first = pointer_for(c->pointer, 0, m);
-		return vdsokit_getrandom_via(via, first, c->length, c->flags);
+		return vdsokit_getrandom_via(route, first, c->length, c->flags);
 	default:
 		return -ENOSYS;
 	}

@@ -244,7 +244,7 @@ static void check_tools(struct doctor_report *r, const struct doctor_env *env, c
 				evidence(f, "%s", env->valgrind_evidence[i]);
 		if (h->process_name.known)
 			evidence(f, "process name %s (/proc/self/status)", h->process_name.text);
-		action(f, "figures and paths under valgrind say nothing about the real machine: "
+		action(f, "figures and routes under valgrind say nothing about the real machine: "
 		       "measure without it");
 	}
 	if (env->qemu_user) {
@@ -544,7 +544,7 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 	if (!v->mapped || !v->usable)
 		return;
 	struct doctor_finding *f = finding_add(r, "functions", SEVERITY_OK,
-					"%u function/clock paths run in user space", fast_count);
+					"%u function/clock routes run in user space", fast_count);
 	evidence(f, "%s", fast);
 	group_finding(r, absent, "symbol-absent", SEVERITY_INFO, "this kernel's vDSO lacks",
 		      vdsokit_reason_text(VDSOKIT_REASON_SYMBOL_ABSENT),
@@ -564,7 +564,7 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 	snprintf(title, sizeof(title), "no vDSO entry on %s for", vdsokit_arch_name());
 	group_finding(r, not_on_arch, "not-on-arch", SEVERITY_INFO, title,
 		      vdsokit_reason_text(VDSOKIT_REASON_NOT_ON_ARCH),
-		      "none: the syscall is the only path for these on this architecture");
+		      "none: the syscall is the only route for these on this architecture");
 	if (kernel_clocks[0]) {
 		f = finding_add(r, "kernel-clocks", SEVERITY_INFO,
 				"the vDSO of this architecture has no user-space read for: %s",
@@ -924,14 +924,14 @@ static void check_environment(struct doctor_report *r, const struct host_facts *
 				"seccomp filters are active: every syscall fallback runs them too");
 		evidence(f, "/proc/self/status: Seccomp: 2, Seccomp_filters: %s",
 			 fact_text(&h->seccomp_filters));
-		action(f, "vDSO calls never enter the kernel and are not filtered; syscall paths "
+		action(f, "vDSO calls never enter the kernel and are not filtered; syscall routes "
 		       "(CPU-time clocks, missing symbols) pay for the filters and may be denied");
 	} else if (h->seccomp_mode.known && h->seccomp_mode.value == 1) {
 		f = finding_add(r, "seccomp", SEVERITY_WARNING,
 				"seccomp strict mode: any syscall but read, write, exit and sigreturn "
 				"kills the process");
 		evidence(f, "/proc/self/status: Seccomp: 1");
-		action(f, "only vDSO paths are safe here; the syscall fallbacks are fatal");
+		action(f, "only vDSO routes are safe here; the syscall fallbacks are fatal");
 	}
 
 	bool other_ns = h->time_ns.known && h->init_time_ns.known &&

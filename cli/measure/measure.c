@@ -378,7 +378,7 @@ static bool probe_libc(const struct bench_case *c, long *result)
  */
 static bool probe(const struct bench_case *c, enum bench_path path, long *result)
 {
-	enum vdsokit_route via = path == BENCH_VDSO ? VDSOKIT_ROUTE_VDSO :
+	enum vdsokit_route route = path == BENCH_VDSO ? VDSOKIT_ROUTE_VDSO :
 			    path == BENCH_SYSCALL ? VDSOKIT_ROUTE_SYSCALL : VDSOKIT_ROUTE_AUTO;
 	struct vdsokit_timespec ts;
 	struct vdsokit_timeval tv;
@@ -393,27 +393,27 @@ static bool probe(const struct bench_case *c, enum bench_path path, long *result
 	}
 	switch (c->func) {
 	case VDSOKIT_FN_CLOCK_GETTIME:
-		*result = vdsokit_clock_gettime_via(via, (clockid_t)c->arg, &ts);
+		*result = vdsokit_clock_gettime_via(route, (clockid_t)c->arg, &ts);
 		break;
 	case VDSOKIT_FN_CLOCK_GETRES:
-		*result = vdsokit_clock_getres_via(via, (clockid_t)c->arg, &ts);
+		*result = vdsokit_clock_getres_via(route, (clockid_t)c->arg, &ts);
 		break;
 	case VDSOKIT_FN_GETTIMEOFDAY:
-		*result = vdsokit_gettimeofday_via(via, &tv, NULL);
+		*result = vdsokit_gettimeofday_via(route, &tv, NULL);
 		break;
 	case VDSOKIT_FN_TIME:
-		*result = vdsokit_time_via(via, &t);
+		*result = vdsokit_time_via(route, &t);
 		break;
 	case VDSOKIT_FN_GETCPU:
-		*result = vdsokit_getcpu_via(via, &cpu, c->arg == BENCH_GETCPU_NODE ? &node : NULL);
+		*result = vdsokit_getcpu_via(route, &cpu, c->arg == BENCH_GETCPU_NODE ? &node : NULL);
 		if (*result == 0)
 			*result = cpu;
 		break;
 	case VDSOKIT_FN_GETRANDOM:
-		*result = vdsokit_getrandom_via(via, random_buffer, (size_t)c->arg, 0);
+		*result = vdsokit_getrandom_via(route, random_buffer, (size_t)c->arg, 0);
 		break;
 	case VDSOKIT_FN_THREAD_POINTER:
-		*result = vdsokit_thread_pointer_via(via) ? 0 : -ENOSYS;
+		*result = vdsokit_thread_pointer_via(route) ? 0 : -ENOSYS;
 		break;
 	default:
 		*result = -ENOSYS;
