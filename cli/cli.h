@@ -97,15 +97,15 @@ const char *cli_read_error(const char *path, int error, const char *too_big);
 
 typedef int cli_command_fn(int argc, char **argv);
 
-cli_command_fn cmd_report;   /* commands/report.c */
-cli_command_fn cmd_info;     /* commands/info.c    */
-cli_command_fn cmd_inspect;  /* commands/inspect.c */
-cli_command_fn cmd_dump;     /* commands/dump.c    */
-cli_command_fn cmd_bench;    /* commands/bench.c   */
-cli_command_fn cmd_compare;  /* commands/compare.c */
-cli_command_fn cmd_verify;   /* commands/verify.c */
-cli_command_fn cmd_abi;      /* commands/abi.c     */
-cli_command_fn cmd_doctor;   /* commands/doctor.c */
-cli_command_fn cmd_metrics;  /* commands/metrics.c */
+cli_command_fn cmd_report;  /* commands/report.c */
+cli_command_fn cmd_info;    /* commands/info.c */
+cli_command_fn cmd_inspect; /* commands/inspect.c */
+cli_command_fn cmd_dump;    /* commands/dump.c */
+cli_command_fn cmd_bench;   /* commands/bench.c */
+cli_command_fn cmd_compare; /* commands/compare.c */
+cli_command_fn cmd_verify;  /* commands/verify.c */
+cli_command_fn cmd_abi;     /* commands/abi.c */
+cli_command_fn cmd_doctor;  /* commands/doctor.c */
+cli_command_fn cmd_metrics; /* commands/metrics.c */
 
 #endif /* VDSOKIT_CLI_H */
