@@ -59,6 +59,8 @@ awk '
 commands=$("$vdsokit" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]+ / { print $1 } on && /^$/ { on = 0 }')
 [ -n "$commands" ] || commands="report info inspect dump bench compare verify abi doctor"
 for cmd in $commands; do
+	# A command's source read from a path that moved would read as no option.
+	[ -f "$top/cli/commands/$cmd.c" ] || not_ok "$cmd: no cli/commands/$cmd.c to read its options from"
 	# The parser's long options, and the short ones its --help lists.
 	sed -n 's/.*{ "\([a-z-]*\)", [a-z_]*argument,.*/--\1/p' "$top/cli/commands/$cmd.c" >"$tmp/opts"
 	"$vdsokit" "$cmd" --help | grep -Eo '^  +(-[A-Za-z], )?--?[A-Za-z][A-Za-z-]*' |

@@ -83,6 +83,7 @@ expect_completion "vdsokit <TAB> -> the commands of vdsokit --help ($(echo $comm
 # ... each command's options: its --help's, and its parser's long options
 # (as tests/cli-man.t reads them).
 for cmd in $commands; do
+	[ -f "$top/cli/commands/$cmd.c" ] || not_ok "$cmd: no cli/commands/$cmd.c to read its options from"
 	{
 		sed -n 's/.*{ "\([a-z-]*\)", [a-z_]*argument,.*/--\1/p' "$top/cli/commands/$cmd.c"
 		"$vdsokit" "$cmd" --help | grep -Eo '^  +(-[A-Za-z], )?--?[A-Za-z][A-Za-z-]*' |
