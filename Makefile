@@ -3,6 +3,7 @@
 #
 #   make            library + CLI for the host
 #   make run        build and run `vdsokit report`
+#   make test       the library's and the CLI's tests alone (no root, cross compiler or QEMU)
 #   make check      install what the tests need (as root), build, run every test under prove
 #   make bench      the library's benchmark program (figures, not a test)
 #   make install PREFIX=/usr/local DESTDIR=
