@@ -3,6 +3,7 @@
 #
 #   make            library + CLI for the host
 #   make run        build and run `vdsokit report`
+#   make test       the library's and the CLI's tests alone (no root, cross compiler or QEMU)
 #   make check      install what the tests need (as root), build, run every test under prove
 #   make bench      the library's benchmark program (figures, not a test)
 #   make install PREFIX=/usr/local DESTDIR=
@@ -35,27 +36,40 @@ ALL_CFLAGS = -std=gnu11 $(OPT) $(WARN) -fno-strict-aliasing $(CFLAGS)
 override CPPFLAGS += -Iinclude -Isrc -D_GNU_SOURCE
 LDFLAGS  ?=
 
-LIB_SRCS := src/image.c src/vdso.c src/choose.c src/time.c src/cpu.c src/tp.c src/random.c src/path.c
+LIB_SRCS := src/image.c src/vdso.c src/choose.c src/time.c src/cpu.c src/tp.c src/random.c src/route.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
 LIB_A    := $(BUILD)/libvdsokit.a
 # In a directory of its own: ld.so also searches platform subdirectories
 # (x86_64/, …) of a RUNPATH, and $(BUILD)/x86_64 is a cross-build tree.
 LIB_SO   := $(BUILD)/lib/libvdsokit.so.$(SOVERSION)
-LIB_HDRS := include/vdsokit.h $(wildcard src/*.h src/arch/*.h)
+
+# Header dependencies are the compiler's: -MMD -MP writes, beside each object
+# or program, a .d file naming the headers its compile read (and an empty
+# rule per header, so a deleted header is no error); the .mk files include
+# them.  An edited header rebuilds the objects that include it, and those only.
+DEPFLAGS = -MMD -MP
+# A program compiled from several sources in one command: -MMD would keep
+# only the last source's list, so the lists of all come from a preprocessor
+# pass into $@.d, with an empty rule per source too (as -MP gives each
+# header), so a source moved or removed is no error either.
+# $(call depend_all,COMPILER AND FLAGS,SOURCES)
+depend_all = { $(1) -MM -MP -MT $@ $(2) && printf '%s:\n' $(2); } >$@.d
 
 .PHONY: all lib run check bench install clean abi-baseline deb readme-samples
 all: lib
 
 lib: $(LIB_A) $(LIB_SO)
 
-$(BUILD)/%.o: %.c $(LIB_HDRS)
+$(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fvisibility=hidden -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fvisibility=hidden -c -o $@ $<
 
-$(BUILD)/pic/%.o: %.c $(LIB_HDRS)
+$(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -fPIC -fvisibility=hidden -c -o $@ $<
+
+-include $(LIB_OBJS:.o=.d) $(LIB_PIC_OBJS:.o=.d)
 
 $(LIB_A): $(LIB_OBJS)
 	@rm -f $@

@@ -264,8 +264,8 @@ static const void *bare_entry(enum vdsokit_func fn)
 
 /*
  * One row: raw (when the vDSO serves the call and it can be called as a
- * plain C function here), kit, libc, syscall, side by side, and the goal
- * of issue 13: kit <= raw + max(3 %, 0.3 ns).
+ * plain C function here), kit, libc, syscall, side by side, and the
+ * library's goal: kit <= raw + max(3 %, 0.3 ns).
  */
 struct row {
 	const char *name;

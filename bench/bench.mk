@@ -10,16 +10,18 @@ CHECK_DEPS += $(BENCH_PROGS)
 
 $(BUILD)/bench/bench: bench/bench.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB_A) $(LDFLAGS)
 
 $(BUILD)/bench/first-call-static: bench/first_call.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -DFIRST_CALL_STATIC -Wno-missing-prototypes -static -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -DFIRST_CALL_STATIC -Wno-missing-prototypes -static -o $@ $< $(LIB_A) $(LDFLAGS)
 
 $(BUILD)/bench/first-call-shared: bench/first_call.c $(LIB_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< -L$(BUILD)/lib -lvdsokit -Wl,-z,now \
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< -L$(BUILD)/lib -lvdsokit -Wl,-z,now \
 	      -Wl,-rpath,'$$ORIGIN/../lib' $(filter-out -static,$(LDFLAGS))
+
+-include $(wildcard $(BUILD)/bench/*.d)
 
 # The i386 userland's table too, from a static i686 build, where the kernel
 # runs i386 binaries (IA32 emulation); else a line saying why not.

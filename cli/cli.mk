@@ -3,7 +3,7 @@
 # Included by the top Makefile (which defines CC, BUILD, CPPFLAGS, ALL_CFLAGS,
 # LDFLAGS, LIB_A).
 
-CLI_SRCS := $(wildcard cli/*.c)
+CLI_SRCS := $(wildcard cli/*.c cli/*/*.c)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 CLI_BIN  := $(BUILD)/vdsokit
 
@@ -14,9 +14,11 @@ cli: $(CLI_BIN)
 
 # More specific than the library's $(BUILD)/%.o rule, so it wins: the CLI is
 # not built with -fvisibility=hidden and sees cli/cli.h.
-$(BUILD)/cli/%.o: cli/%.c cli/cli.h cli/elf_names.h cli/stack_probe.h cli/bare_entry.h include/vdsokit.h
+$(BUILD)/cli/%.o: cli/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+
+-include $(CLI_OBJS:.o=.d)
 
 $(CLI_BIN): $(CLI_OBJS) $(LIB_A)
 	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDFLAGS) -lm
@@ -25,15 +27,12 @@ $(CLI_BIN): $(CLI_OBJS) $(LIB_A)
 run: $(CLI_BIN)
 	$(CLI_BIN) report
 
-# verify, abi, doctor and metrics have headers of their own (cli/checks.h, abi.h, doctor.h).
-$(filter $(BUILD)/cli/verify% $(BUILD)/cli/abi% $(BUILD)/cli/checks.o $(BUILD)/cli/doctor% $(BUILD)/cli/metrics.o $(BUILD)/cli/known_findings.o,$(CLI_OBJS)): cli/checks.h cli/abi.h cli/doctor.h cli/known_findings.h
-
 # The stack probe counts from the stack pointer its thunks mark just before
 # their call: a tail call would run the callee in the thunk's caller's frame,
 # above the mark (sparc's `restore` pops the thunk's 176- or 96-byte frame),
 # and under-count by that frame.  tests/lib/stack.c is built the same way.
 STACK_PROBE_CFLAGS := -fno-optimize-sibling-calls
-$(BUILD)/cli/stack_use.o: ALL_CFLAGS += $(STACK_PROBE_CFLAGS)
+$(BUILD)/cli/measure/stack_use.o: ALL_CFLAGS += $(STACK_PROBE_CFLAGS)
 
 # The bash completion, beside the CLI it completes (make install).
 BASHCOMPDIR ?= $(PREFIX)/share/bash-completion/completions

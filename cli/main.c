@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "vdsokit.h"
 
 struct command {
 	const char *name;

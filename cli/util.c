@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output/output.h"
 
 static void vmessage(const char *cmd, const char *input, const char *fmt, va_list ap)
 {

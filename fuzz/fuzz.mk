@@ -17,18 +17,18 @@ FUZZ_SECONDS ?= 60
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_image
 FUZZ_SRCS    := fuzz/fuzz_image.c src/image.c
-FUZZ_DEPS    := $(FUZZ_SRCS) fuzz/names.h $(LIB_HDRS)
 FUZZ_FLAGS   := -std=gnu11 -g -O1 $(WARN) $(CPPFLAGS) -Ifuzz
 DUMP_VDSO    := $(FUZZ_DIR)/dump-vdso
 
-$(FUZZ_BIN): $(FUZZ_DEPS)
+$(FUZZ_BIN): $(FUZZ_SRCS)
 	@mkdir -p $(dir $@)
+	$(call depend_all,$(FUZZ_CC) $(FUZZ_FLAGS),$(FUZZ_SRCS))
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
 		-o $@ $(FUZZ_SRCS)
 
-$(DUMP_VDSO): fuzz/dump-vdso.c include/vdsokit.h $(LIB_A)
+$(DUMP_VDSO): fuzz/dump-vdso.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
 
 .PHONY: fuzz fuzz-afl
 fuzz: $(FUZZ_BIN) $(DUMP_VDSO)
@@ -37,11 +37,14 @@ fuzz: $(FUZZ_BIN) $(DUMP_VDSO)
 # AFL++: the same target, its own driver (afl-clang-fast links one in for
 # LLVMFuzzerTestOneInput through -fsanitize=fuzzer).
 FUZZ_AFL_BIN := $(FUZZ_DIR)/fuzz_image.afl
-$(FUZZ_AFL_BIN): $(FUZZ_DEPS)
+$(FUZZ_AFL_BIN): $(FUZZ_SRCS)
 	@mkdir -p $(dir $@)
+	$(call depend_all,$(FUZZ_CC) $(FUZZ_FLAGS),$(FUZZ_SRCS))
 	AFL_USE_ASAN=1 AFL_USE_UBSAN=1 afl-clang-fast $(FUZZ_FLAGS) -fsanitize=fuzzer -o $@ $(FUZZ_SRCS)
 
 fuzz-afl: $(FUZZ_AFL_BIN) $(DUMP_VDSO)
 	fuzz/run-afl $(BUILD) $(FUZZ_SECONDS)
+
+-include $(wildcard $(FUZZ_DIR)/*.d)
 
 -include tests/hardening/hardening.mk

@@ -4,7 +4,7 @@
  *   ARCH_NAME                 "x86_64", …
  *   ARCH_ELF_MACHINE          e_machine of this architecture's vDSO
  *   ARCH_SYMBOLS              initialiser of the symbol table (struct arch_symbol
- *                             indexed by enum vdsokit_sym), names and version nodes
+ *                             indexed by enum vdsokit_lib_sym), names and version nodes
  *   arch_syscall4(n,a,b,c,d)  raw syscall, returns the value or -errno; or,
  *                             where the vDSO has getrandom (its states are
  *                             mmap'd), arch_syscall6 and ARCH_HAS_SYSCALL6 1
@@ -39,7 +39,7 @@
 #include <sys/syscall.h> /* __NR_* from the libc (glibc: the kernel's asm/unistd.h; musl: its own) */
 
 /* The vDSO entry points the library knows, across architectures. */
-enum vdsokit_sym {
+enum vdsokit_lib_sym {
 	SYM_CLOCK_GETTIME,    /* native time_t width                         */
 	SYM_CLOCK_GETTIME64,  /* 64-bit time on 32-bit architectures         */
 	SYM_CLOCK_GETRES,

@@ -2,20 +2,20 @@
 /*
  * Which vDSO entry serves which call, from the entries the image offers:
  * one answer, which src/vdso.c publishes as the routes the calls take and
- * src/path.c reports (vdsokit_route_of).  Without an image every entry is
- * absent; path.c says why.
+ * src/route.c reports (vdsokit_route_of).  Without an image every entry is
+ * absent; route.c says why.
  */
 #include <time.h>
 
 #include "internal.h"
 
 /* The reason a missing entry is missing: never on this arch, or not in this kernel. */
-static enum vdsokit_reason absent(enum vdsokit_sym sym)
+static enum vdsokit_reason absent(enum vdsokit_lib_sym sym)
 {
 	return vdsokit_lib_arch_symbols[sym].name ? VDSOKIT_REASON_SYMBOL_ABSENT : VDSOKIT_REASON_NOT_ON_ARCH;
 }
 
-static struct choice entry(const struct found *f, enum vdsokit_sym sym, unsigned time64,
+static struct choice entry(const struct found *f, enum vdsokit_lib_sym sym, unsigned time64,
 			   enum vdsokit_reason reason)
 {
 	/* Atomic: a late resolution may be storing the same values. */
@@ -36,7 +36,7 @@ static struct choice unless_dropped(struct choice c)
 	return c;
 }
 
-static struct choice native(const struct found *f, enum vdsokit_sym sym)
+static struct choice native(const struct found *f, enum vdsokit_lib_sym sym)
 {
 	return unless_dropped(entry(f, sym, ARCH_NATIVE_TIME64, VDSOKIT_REASON_OK));
 }
@@ -48,7 +48,7 @@ static struct choice native(const struct found *f, enum vdsokit_sym sym)
  * checks for a wrap.  On arm the 64-bit entry counts only beside the 32-bit
  * one or clock_getres_time64 (pre-5.8 kernels exported it broken on its own).
  */
-static struct choice time_entry(const struct found *f, enum vdsokit_sym native_sym, enum vdsokit_sym sym64)
+static struct choice time_entry(const struct found *f, enum vdsokit_lib_sym native_sym, enum vdsokit_lib_sym sym64)
 {
 	if (ARCH_NATIVE_TIME64)
 		return native(f, native_sym);

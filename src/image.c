@@ -564,7 +564,7 @@ static int parse_verdefs(struct vdsokit_image *img, uint64_t declared)
 }
 
 /* Decodes the (checked) version definition at offset off. */
-static int vdsokit_image_verdef_at(const struct vdsokit_image *img, size_t off, struct vdsokit_verdef *def)
+static int verdef_at(const struct vdsokit_image *img, size_t off, struct vdsokit_verdef *def)
 {
 	memset(def, 0, sizeof(*def));
 	def->flags = rd16(img, off + 2);
@@ -588,7 +588,7 @@ VDSO_EXPORT int vdsokit_image_verdef(const struct vdsokit_image *img, uint32_t i
 	size_t off = img->verdef;
 	for (uint32_t k = 0; k < i; k++)
 		off += rd32(img, off + 16);   /* checked by parse_verdefs */
-	return vdsokit_image_verdef_at(img, off, def);
+	return verdef_at(img, off, def);
 }
 
 /* The version definition with index ndx (not the base), or -1: one walk of the chain. */
@@ -598,7 +598,7 @@ static int find_verdef(const struct vdsokit_image *img, unsigned ndx, struct vds
 	for (uint32_t i = 0; (img->flags & VDSOKIT_IMAGE_HAS_VERDEF) && i < img->verdef_count; i++) {
 		/* The chain was checked whole by parse_verdefs. */
 		if (rd16(img, off + 4) == ndx && !(rd16(img, off + 2) & VER_FLG_BASE))
-			return vdsokit_image_verdef_at(img, off, def);
+			return verdef_at(img, off, def);
 		off += rd32(img, off + 16);
 	}
 	return -1;
@@ -665,7 +665,7 @@ int vdsokit_lib_image_find_version(const struct vdsokit_image *img, const char *
 	for (uint32_t i = 0; i < img->verdef_count; i++) {
 		/* The chain was checked whole by parse_verdefs. */
 		if (!(rd16(img, off + 2) & VER_FLG_BASE) && rd32(img, off + 8) == hash) {
-			vdsokit_image_verdef_at(img, off, def);
+			verdef_at(img, off, def);
 			/* The definition's hash must agree with its name, as the loader checks. */
 			if (def->name && strings_equal(def->name, version))
 				return 0;

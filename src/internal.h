@@ -80,9 +80,9 @@ static inline int clock_in(uint32_t clocks, clockid_t clock)
 /*
  * A 32-bit-time entry answered seconds that wrapped (after 2038): its
  * routes go to the syscall from now on.  Entries dropped so, as bits of
- * enum vdsokit_sym: only ever set.
+ * enum vdsokit_lib_sym: only ever set.
  */
-void vdsokit_lib_drop_time32(enum vdsokit_sym sym);
+void vdsokit_lib_drop_time32(enum vdsokit_lib_sym sym);
 extern uint32_t vdsokit_lib_dropped;
 
 /* ---- which entry serves which call (src/choose.c) --------------------- */
@@ -94,7 +94,7 @@ extern const struct arch_symbol vdsokit_lib_arch_symbols[SYM_COUNT];
 struct choice {
 	const void *fn;             /* NULL: the syscall                     */
 	const char *version;
-	enum vdsokit_sym sym;       /* the table slot it came from           */
+	enum vdsokit_lib_sym sym;       /* the table slot it came from           */
 	unsigned time64;            /* takes 64-bit time (else 32-bit)       */
 	enum vdsokit_reason reason; /* OK, TIME32, or why fn is NULL         */
 };

@@ -126,7 +126,7 @@ static inline int call_clock32(int (*fn)(clockid_t, struct vdsokit__timespec32 *
  */
 static inline int clock_routed(const struct vdsokit__clock_route *route,
 			       const struct vdsokit__clock32_route *route32, clock_fn first,
-			       enum vdsokit_sym sym32, clock_fn sys, clockid_t clock, struct vdsokit_timespec *ts)
+			       enum vdsokit_lib_sym sym32, clock_fn sys, clockid_t clock, struct vdsokit_timespec *ts)
 {
 	if (likely(clock_in(__atomic_load_n(&route->clocks, __ATOMIC_RELAXED), clock))) {
 		int r = call_clock64(__atomic_load_n(&route->fn, __ATOMIC_RELAXED), first, clock, ts);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The thread pointer: the ABI register where the architecture has one.
- * m68k has none: the vDSO's __vdso_get_thread_area (the m68k seed's
+ * m68k has none: the vDSO's __vdso_get_thread_area (the m68k vDSO
  * series) when present, else the get_thread_area syscall.
  */
 #include "internal.h"

@@ -48,7 +48,7 @@ _Static_assert(sizeof(struct vdsokit__routes_v2) == 16 * sizeof(void *),
 
 static struct found found;
 static struct vdsokit_image process_image; /* when found.status is FOUND_IMAGE */
-uint32_t vdsokit_lib_dropped;              /* bits of enum vdsokit_sym, only ever set */
+uint32_t vdsokit_lib_dropped;              /* bits of enum vdsokit_lib_sym, only ever set */
 
 /* vdsokit_use_image(): an image chosen by the program instead of the auxv's. */
 static const void *override_base;
@@ -246,7 +246,7 @@ void vdsokit_lib_ensure_resolved(void)
 		vdsokit_lib_resolve();
 }
 
-void vdsokit_lib_drop_time32(enum vdsokit_sym sym)
+void vdsokit_lib_drop_time32(enum vdsokit_lib_sym sym)
 {
 	struct vdsokit__routes_v2 *r = &vdsokit__routes_v2;
 	__atomic_fetch_or(&vdsokit_lib_dropped, 1u << sym, __ATOMIC_RELAXED);

@@ -14,7 +14,7 @@
  *                                 fake functions' values, and fall back where
  *                                 they ask for it.  KIND: "callable" (default),
  *                                 "only64" (arm: clock_gettime64 without the
- *                                 32-bit entry, untrusted), "only32" (i386:
+ *                                 32-bit entry, untrusted), "time32only" (i386:
  *                                 no time64 entries) or "time64only" (arm:
  *                                 the 64-bit entries alone, with
  *                                 clock_getres_time64: trusted), "v70"
@@ -550,7 +550,7 @@ static void check_image_paths(enum image_kind kind)
 		case KIND_ONLY32:
 			ok(p.route == VDSOKIT_ROUTE_VDSO && p.reason == VDSOKIT_REASON_TIME32 &&
 				      str_eq(p.symbol, names.gettime32) && str_eq(p.version, names.node),
-			      "only32: the 32-bit entry %s@%s serves clock %d: %s", or_none(names.gettime32),
+			      "time32only: the 32-bit entry %s@%s serves clock %d: %s", or_none(names.gettime32),
 			      names.node, (int)fast[i], path_text(&p));
 			break;
 		case KIND_CALLABLE:
@@ -1241,7 +1241,7 @@ int main(int argc, char **argv)
 		if (argc == 4) {
 			if (strcmp(argv[3], "only64") == 0)
 				kind = KIND_ONLY64;
-			else if (strcmp(argv[3], "only32") == 0)
+			else if (strcmp(argv[3], "time32only") == 0)
 				kind = KIND_ONLY32;
 			else if (strcmp(argv[3], "time64only") == 0)
 				kind = KIND_TIME64ONLY;
@@ -1256,6 +1256,6 @@ int main(int argc, char **argv)
 		}
 		return run_with_image(argv[2], kind);
 	}
-	fprintf(stderr, "usage: callpath [--image FILE [callable|only64|only32|time64only|v70|v73y2038]]\n");
+	fprintf(stderr, "usage: callpath [--image FILE [callable|only64|time32only|time64only|v70|v73y2038]]\n");
 	return 2;
 }

@@ -5,7 +5,7 @@
 # libvdsokit); the chart; and the errors for unusable input.
 . "$(dirname "$0")/lib.sh"
 
-# The m68k seed's figures (2057 -> 675 ns), a coarse clock, a thread
+# The original m68k measurement's figures (2057 -> 675 ns), a coarse clock, a thread
 # pointer, a row only one side has, and a path that was not measured.
 cat >"$tmp/before.json" <<'JSON'
 {

@@ -5,7 +5,7 @@
 #    include/vdsokit.h (names, types and parameters);
 #  - vdsokit(1) describes (a .TP entry in the command's section, or in
 #    OPTIONS for those every command takes) each option that the
-#    command's parser accepts (its longopts in cli/CMD.c) and its --help
+#    command's parser accepts (its longopts in cli/commands/CMD.c) and its --help
 #    lists, and describes no option the parser does not have.
 . "$(dirname "$0")/lib.sh"
 header=$top/include/vdsokit.h
@@ -59,8 +59,10 @@ awk '
 commands=$("$vdsokit" --help | awk '/^Commands:/ { on = 1; next } on && /^  [a-z]+ / { print $1 } on && /^$/ { on = 0 }')
 [ -n "$commands" ] || commands="report info inspect dump bench compare verify abi doctor"
 for cmd in $commands; do
+	# A command's source read from a path that moved would read as no option.
+	[ -f "$top/cli/commands/$cmd.c" ] || not_ok "$cmd: no cli/commands/$cmd.c to read its options from"
 	# The parser's long options, and the short ones its --help lists.
-	sed -n 's/.*{ "\([a-z-]*\)", [a-z_]*argument,.*/--\1/p' "$top/cli/$cmd.c" >"$tmp/opts"
+	sed -n 's/.*{ "\([a-z-]*\)", [a-z_]*argument,.*/--\1/p' "$top/cli/commands/$cmd.c" >"$tmp/opts"
 	"$vdsokit" "$cmd" --help | grep -Eo '^  +(-[A-Za-z], )?--?[A-Za-z][A-Za-z-]*' |
 		grep -Eo -- '--?[A-Za-z][A-Za-z-]*' >>"$tmp/opts"
 	sort -u "$tmp/opts" -o "$tmp/opts"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The vDSO's stack use (cli/stack_use.c): `vdsokit info` shows, per
+# The vDSO's stack use (cli/measure/stack_use.c): `vdsokit info` shows, per
 # function, the deepest byte its vDSO entry touched below the stack pointer,
 # in the table and in JSON (a number from a call that succeeded, or null
 # with the reason); `doctor` reports the deepest as a finding of its own.

@@ -4,7 +4,7 @@
 # complete words as bash would (COMP_WORDS, COMP_CWORD, then _vdsokit):
 #  - commands, options, and the values of options with a known set;
 #  - in sync: its commands are `vdsokit --help`'s, each command's options
-#    are the ones its --help lists and its parser takes (cli/CMD.c), and
+#    are the ones its --help lists and its parser takes (cli/commands/CMD.c), and
 #    the function, clock and path names it offers are accepted;
 #  - `make install` installs it where bash-completion looks.
 . "$(dirname "$0")/lib.sh"
@@ -83,8 +83,9 @@ expect_completion "vdsokit <TAB> -> the commands of vdsokit --help ($(echo $comm
 # ... each command's options: its --help's, and its parser's long options
 # (as tests/cli-man.t reads them).
 for cmd in $commands; do
+	[ -f "$top/cli/commands/$cmd.c" ] || not_ok "$cmd: no cli/commands/$cmd.c to read its options from"
 	{
-		sed -n 's/.*{ "\([a-z-]*\)", [a-z_]*argument,.*/--\1/p' "$top/cli/$cmd.c"
+		sed -n 's/.*{ "\([a-z-]*\)", [a-z_]*argument,.*/--\1/p' "$top/cli/commands/$cmd.c"
 		"$vdsokit" "$cmd" --help | grep -Eo '^  +(-[A-Za-z], )?--?[A-Za-z][A-Za-z-]*' |
 			grep -Eo -- '--?[A-Za-z][A-Za-z-]*'
 	} | sort -u >"$tmp/opts"

@@ -185,25 +185,41 @@ fi
 mkdir -p "$tmp/src"
 cp -r debian "$tmp/src/"
 dpkg-deb -x "$(ls "$out"/libvdsokit1_"$version"_*.deb | head -1)" "$tmp/src/debian/libvdsokit1"
+# dh_makeshlibs sets the owner of what it writes to root: under fakeroot
+# unless root, as dpkg-buildpackage runs debian/rules' binary targets.
+as_root=
+if [ "$(id -u)" != 0 ]; then
+	as_root=fakeroot
+	if ! have fakeroot; then
+		skip "dh_makeshlibs checks: not root, and fakeroot is not installed (scripts/install-deps)"
+		as_root=false
+	fi
+fi
 makeshlibs() {
 	rm -rf "$tmp/src/debian/libvdsokit1/DEBIAN"
-	(cd "$tmp/src" && make -s -f debian/rules --eval 'symbols-check: ; dh_makeshlibs -plibvdsokit1' \
+	(cd "$tmp/src" && $as_root make -s -f debian/rules --eval 'symbols-check: ; dh_makeshlibs -plibvdsokit1' \
 		symbols-check) >"$tmp/makeshlibs.out" 2>&1
 }
-if makeshlibs; then
+if [ "$as_root" = false ]; then
+	:
+elif makeshlibs; then
 	ok "dh_makeshlibs accepts the library with debian/libvdsokit1.symbols"
 else
 	not_ok "dh_makeshlibs with debian/libvdsokit1.symbols"
 	diag <"$tmp/makeshlibs.out"
 fi
 grep -v ' vdsokit_time_via@' debian/libvdsokit1.symbols >"$tmp/src/debian/libvdsokit1.symbols"
-if makeshlibs; then
+if [ "$as_root" = false ]; then
+	:
+elif makeshlibs; then
 	not_ok "dh_makeshlibs accepts an export missing from the symbols file"
 else
 	ok "dh_makeshlibs fails on an export missing from the symbols file: $(grep -m1 'error:' "$tmp/makeshlibs.out")"
 fi
 { cat debian/libvdsokit1.symbols; echo " vdsokit_gone@VDSOKIT_0.5 0.5.0"; } >"$tmp/src/debian/libvdsokit1.symbols"
-if makeshlibs; then
+if [ "$as_root" = false ]; then
+	:
+elif makeshlibs; then
 	not_ok "dh_makeshlibs accepts a symbol the library no longer exports"
 else
 	ok "dh_makeshlibs fails on a symbol the library no longer exports: $(grep -m1 'error:' "$tmp/makeshlibs.out")"

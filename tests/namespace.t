@@ -28,6 +28,31 @@ prefixed() {
 prefixed "every global symbol of libvdsokit.a starts with vdsokit_" -g --defined-only "$build/libvdsokit.a"
 prefixed "every export of libvdsokit.so starts with vdsokit_" -D --defined-only "$build/lib/libvdsokit.so.1"
 
+# Three kinds of global, told apart by their names: the public API (declared
+# in include/vdsokit.h, exported), the header's private helpers (vdsokit__,
+# exported for its inline calls, in the version map), and the library's
+# internals (vdsokit_lib_, never exported).  No internal may look public.
+nm -g --defined-only "$build/libvdsokit.a" 2>/dev/null | awk 'NF == 3 && $2 != "A" { print $3 }' |
+	sort -u >"$tmp/globals"
+nm -D --defined-only "$build/lib/libvdsokit.so.1" 2>/dev/null | awk 'NF == 3 && $2 != "A" { print $3 }' |
+	sed 's/@.*//' | sort -u >"$tmp/exports"
+misnamed=""
+while read -r sym; do
+	case $sym in
+	vdsokit__*)
+		grep -qw "$sym" src/libvdsokit.map || misnamed="$misnamed $sym(vdsokit__, not in the version map)" ;;
+	vdsokit_lib_*)
+		! grep -qxF "$sym" "$tmp/exports" || misnamed="$misnamed $sym(internal, exported)" ;;
+	*)
+		grep -qw "$sym" include/vdsokit.h || misnamed="$misnamed $sym(not in vdsokit.h: vdsokit_lib_?)" ;;
+	esac
+done <"$tmp/globals"
+if [ -s "$tmp/globals" ] && [ -z "$misnamed" ]; then
+	ok "every global is public (vdsokit.h), vdsokit__ (exported for the header) or vdsokit_lib_ (internal)"
+else
+	not_ok "globals named for the wrong kind:$misnamed"
+fi
+
 for how in static shared; do
 	if [ $how = static ]; then
 		lib="$build/libvdsokit.a"

@@ -12,7 +12,7 @@
 #   3. arm "only64" (clock_gettime64 without clock_gettime: untrusted),
 #      arm "time64only" (the 64-bit entries with clock_getres_time64, as a
 #      kernel without COMPAT_32BIT_TIME has them: trusted) and i386
-#      "only32" (32-bit entries only) images;
+#      "time32only" (32-bit entries only) images;
 #   4. the 2026 images of the 32-bit-time ABIs (i386, arm, mips o32 and
 #      n32, ppc32): "v70" (Linux 7.0's entries) and "v73y2038" (7.3's
 #      without COMPAT_32BIT_TIME: no time32 entry).  qemu-user has no
@@ -194,7 +194,7 @@ while read -r arch cc imgdir qemu abi; do
 		case $arch in
 		arm)  run_tap "$where" $run "$prog" --image "$images/arm/only64.so" only64
 		      run_tap "$where" $run "$prog" --image "$images/arm/time64only.so" time64only ;;
-		i386) run_tap "$where" $run "$prog" --image "$images/i386/only32.so" only32 ;;
+		i386) run_tap "$where" $run "$prog" --image "$images/i386/time32only.so" time32only ;;
 		esac
 		case $arch in
 		i386 | arm | mipso32 | mipsn32 | ppc32)

@@ -10,19 +10,19 @@ LIB_TESTS := $(LIB_TEST_SRCS:tests/lib/%.c=$(BUILD)/tests/%.t)
 # inside a time namespace with offsets, entered after initialisation.
 LIB_TESTS += $(BUILD)/tests/calls-novdso.t $(BUILD)/tests/calls-timens.t
 
-$(BUILD)/tests/%.t: tests/lib/%.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
+$(BUILD)/tests/%.t: tests/lib/%.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
-$(BUILD)/tests/calls-novdso.t: tests/lib/calls.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
+$(BUILD)/tests/calls-novdso.t: tests/lib/calls.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DTEST_NO_VDSO=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -DTEST_NO_VDSO=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
-$(BUILD)/tests/calls-timens.t: tests/lib/calls.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_A)
+$(BUILD)/tests/calls-timens.t: tests/lib/calls.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DTEST_IN_TIME_NAMESPACE=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -DTEST_IN_TIME_NAMESPACE=1 -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
-# The painted-stack probe is the CLI's (cli/stack_probe.c); the bounds
+# The painted-stack probe is the CLI's (cli/measure/stack_probe.c); the bounds
 # file by its path in the tree, for a run from elsewhere.  -z now, as
 # libvdsokit.so is linked: the libc functions the library calls are bound
 # at load, so a first getrandom measures the library, not ld.so's lazy
@@ -33,22 +33,28 @@ $(BUILD)/tests/stack-bounds.h: tests/stack-bounds.txt
 	@mkdir -p $(dir $@)
 	sed -e 's/[\\"]/\\&/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
 
-$(BUILD)/tests/stack.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h tests/tap.h $(LIB_A) \
-		$(BUILD)/tests/stack-bounds.h
+STACK_TEST_FLAGS = -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
+	-DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"'
+$(BUILD)/tests/stack.t: tests/lib/stack.c cli/measure/stack_probe.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
-	      -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
-	      $< cli/stack_probe.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
+	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/measure/stack_probe.c)
+	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) $(STACK_TEST_FLAGS) -o $@ \
+	      $< cli/measure/stack_probe.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
 
 # The same, linked statically: a static program's libc (its pthread_setspecific,
-# a first getrandom's) is part of the measure.
+# a first getrandom's) is part of the measure.  Not in a sanitizer build
+# (tests/hardening/sanitizers.t), whose runtimes cannot be linked -static.
 LIB_TESTS += $(BUILD)/tests/stack-static.t
-$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h tests/tap.h $(LIB_A) \
-		$(BUILD)/tests/stack-bounds.h
+$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/measure/stack_probe.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
-	      -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
-	      $< cli/stack_probe.c $(LIB_A) -lpthread -static
+	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/measure/stack_probe.c)
+ifneq ($(findstring -fsanitize=,$(ALL_CFLAGS) $(LDFLAGS)),)
+	printf '#!/bin/sh\necho "1..0 # SKIP a sanitizer build links nothing -static"\n' >$@
+	chmod +x $@
+else
+	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) $(STACK_TEST_FLAGS) -o $@ \
+	      $< cli/measure/stack_probe.c $(LIB_A) -lpthread -static
+endif
 
 # Counts the calls that reach the library's out-of-line time functions.
 $(BUILD)/tests/time32-inline.t: TEST_CFLAGS += -Wl,--wrap=vdsokit_clock_gettime \
@@ -63,9 +69,9 @@ $(BUILD)/tests/random-dlclose.t: TEST_CFLAGS += -DTEST_LIBVDSOKIT_SO='"$(abspath
 
 # Against the shared library, through its version-map exports only, and
 # calling the out-of-line vdsokit_clock_gettime instead of the inline fast path.
-$(BUILD)/tests/calls-shared.t: tests/lib/calls.c tests/tap.h $(wildcard tests/lib/*.h) $(LIB_SO)
+$(BUILD)/tests/calls-shared.t: tests/lib/calls.c $(LIB_SO)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -DVDSOKIT_NO_INLINE -o $@ $< -L$(BUILD)/lib -l:libvdsokit.so.$(SOVERSION) \
+	$(CC) $(TEST_CFLAGS) $(DEPFLAGS) -DVDSOKIT_NO_INLINE -o $@ $< -L$(BUILD)/lib -l:libvdsokit.so.$(SOVERSION) \
 	      -Wl,-rpath,$(abspath $(BUILD)/lib) -lpthread
 
 # The same tests on the host's other userspaces: musl (static) and i386.
@@ -86,7 +92,7 @@ $(BUILD)/tests/calls-musl.t: FORCE
 	@mkdir -p $(dir $@)
 	cp $(BUILD)/musl/tests/calls.t $@
 
-# time32-inline: the inlined calls on the only32 image (32-bit time only).
+# time32-inline: the inlined calls on the time32only image (32-bit time only).
 # One recipe makes them all (&:), so a parallel make builds the i686 tree once.
 $(I386_TESTS) $(BUILD)/tests/time32-inline-i386.t &: FORCE
 	$(MAKE) --no-print-directory lib-tests CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar \
@@ -106,7 +112,7 @@ $(I386_TESTS) $(BUILD)/tests/time32-inline-i386.t &: FORCE
 	if [ -n "$$run" ] && ! command -v $$run >/dev/null 2>&1; then \
 		printf '#!/bin/sh\necho "1..0 # SKIP this kernel does not execute i386 binaries, and no qemu-i386-static"\n'; \
 	else \
-		printf '#!/bin/sh\n# the i386 build on the only32 image (qemu-user maps no vDSO of its own)\nVDSOKIT_IMAGES=%s exec %s %s\n' \
+		printf '#!/bin/sh\n# the i386 build on the time32only image (qemu-user maps no vDSO of its own)\nVDSOKIT_IMAGES=%s exec %s %s\n' \
 			$(abspath $(BUILD)/images) "$$run" $$t; \
 	fi >$(BUILD)/tests/time32-inline-i386.t; chmod +x $(BUILD)/tests/time32-inline-i386.t
 
@@ -115,7 +121,7 @@ $(I386_TESTS) $(BUILD)/tests/time32-inline-i386.t &: FORCE
 SANDBOX_RUN := $(BUILD)/tests/tools/sandbox-run
 $(SANDBOX_RUN): tests/tools/sandbox-run.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LDFLAGS)
 CHECK_DEPS += $(SANDBOX_RUN)
 
 # The standalone reproducers of docs/kernel-findings.md (tests/findings/):
@@ -124,14 +130,32 @@ CHECK_DEPS += $(SANDBOX_RUN)
 FINDINGS := $(patsubst tests/findings/%.c,$(BUILD)/tests/findings/%,$(wildcard tests/findings/*.c))
 $(BUILD)/tests/findings/%: tests/findings/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LDFLAGS)
 CHECK_DEPS += $(FINDINGS)
+
+# What each program's compile read (DEPFLAGS, depend_all).
+-include $(wildcard $(BUILD)/tests/*.d $(BUILD)/tests/*/*.d)
 
 .PHONY: lib-tests tests FORCE
 FORCE:
 lib-tests: $(LIB_TESTS)
 
 tests: lib-tests $(BUILD)/tests/calls-shared.t $(VARIANT_TESTS) $(CHECK_DEPS)
+
+# `make test`: the quick loop while working on the library or the CLI.  The
+# library's tests on this host and the CLI's, under prove -j2: nothing that
+# needs the network, a cross compiler, QEMU or a sanitizer, and none of the
+# build, packaging and release checks (ABI baseline, installed man pages,
+# header dependencies, build flags).  What needs root skips, saying so.
+# Images only for this architecture (images-host), and the tests that build
+# the CLI for another (cross_vdsokit) skip that part.  `make check` runs all.
+# One file: prove -v tests/cli-doctor.t (after make test, or make tests).
+QUICK_LIB_TESTS := $(filter-out $(BUILD)/tests/random-layout.t,$(LIB_TESTS)) \
+	$(BUILD)/tests/calls-shared.t $(HARDENING_TESTS)
+QUICK_SHELL_TESTS := $(filter-out tests/cli-build-flags.t,$(wildcard tests/cli-*.t)) tests/completion.t
+.PHONY: test
+test: all images-host $(QUICK_LIB_TESTS) $(SANDBOX_RUN) $(FINDINGS)
+	VDSOKIT_NO_CROSS=1 prove -j2 $(PROVE_FLAGS) $(QUICK_LIB_TESTS) $(QUICK_SHELL_TESTS)
 
 # `make check`: what the tests need (apt, as root), everything built, then prove.
 # The QEMU matrix (most of a cold run: building kernels, then booting guests)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * m68k: mainline kernels have no vDSO; the series in the m68k seed (and
+ * m68k: mainline kernels have no vDSO; the m68k vDSO series (and
  * the test kernel's, tests/qemu/kernel/m68k-vdso/) adds
  * __vdso_clock_gettime64, __vdso_clock_getres_time64 and
  * __vdso_get_thread_area (LINUX_5.10).  There is no thread-pointer

@@ -11,6 +11,8 @@
 #include <string.h>
 
 #include "cli.h"
+#include "vdsokit.h"
+#include "measure/measure.h"
 #include "../tap.h"
 
 static unsigned long via_calls;

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output/output.h"
 #include "../tap.h"
 
 /* A generous bound: building two tables and finding each row once is ~7. */

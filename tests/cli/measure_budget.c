@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "measure/measure.h"
 #include "../tap.h"
 
 #define LOADED_NS 30e6

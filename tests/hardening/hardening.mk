@@ -16,18 +16,19 @@ HARDENING_CFLAGS = $(CPPFLAGS) $(ALL_CFLAGS) -Wno-missing-prototypes
 
 $(BUILD)/tests/malformed.t: tests/hardening/malformed.c tests/tap.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(HARDENING_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(CC) $(HARDENING_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
 
 $(BUILD)/tests/threads.t: tests/hardening/threads.c tests/tap.h $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(HARDENING_CFLAGS) -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
+	$(CC) $(HARDENING_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_A) -lpthread $(LDFLAGS)
 
 # ThreadSanitizer needs the library instrumented too: built from its
 # sources.  A compiler whose TSan programs do not build or run here
 # (musl-gcc, cross compilers) gets a test that says so and skips, instead
 # of a build failure.
-$(BUILD)/tests/threads-tsan.t: tests/hardening/threads.c tests/tap.h $(LIB_SRCS) $(LIB_HDRS)
+$(BUILD)/tests/threads-tsan.t: tests/hardening/threads.c $(LIB_SRCS)
 	@mkdir -p $(dir $@)
+	@$(call depend_all,$(CC) $(HARDENING_CFLAGS),$< $(LIB_SRCS))
 	@if echo 'int main(void) { return 0; }' | \
 	    $(CC) -fsanitize=thread -x c -o $@.probe - >/dev/null 2>&1 && $@.probe >/dev/null 2>&1; then \
 		rm -f $@.probe; \

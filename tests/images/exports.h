@@ -16,7 +16,7 @@
  *   GETTIME_UNDEFINED  the native clock_gettime is an undefined reference
  *   GETTIME_AS_DATA    the native clock_gettime name is a data object
  *   ONLY_TIME32        no clock_gettime64 / clock_getres_time64 (i386
- *                      "only32", kernels before 5.1)
+ *                      "time32only", kernels before 5.1)
  *   OMIT_GETRES32      the native clock_getres is absent (with
  *                      OMIT_GETTIME: arm's "time64only", a kernel without
  *                      COMPAT_32BIT_TIME that has only the 64-bit entries)

@@ -21,18 +21,30 @@ $(IMAGES_DIR)/.built: $(IMAGES_INPUTS)
 	tests/images/build-images $(IMAGES_DIR)
 	@touch $@
 
+# The images of the architecture $(CC) builds for only, made with that
+# compiler (`make test`): the tests that run an image find theirs, and no
+# cross compiler is needed.  The names are build-images' (i386, ppc64le…).
+IMAGES_ARCH := $(shell $(CC) -dumpmachine 2>/dev/null | sed -e 's/-.*gnux32$$/-x32/' \
+	-e 's/^x86_64-.*-x32$$/x32/' -e 's/-.*//' -e 's/^i.86$$/i386/' -e 's/^arm.*/arm/' \
+	-e 's/^powerpc64le$$/ppc64le/' -e 's/^powerpc64$$/ppc64/' -e 's/^powerpc$$/ppc32/')
+.PHONY: images-host
+images-host: $(IMAGES_DIR)/$(IMAGES_ARCH)/.built
+
+$(IMAGES_DIR)/$(IMAGES_ARCH)/.built: $(IMAGES_INPUTS)
+	tests/images/build-images $(IMAGES_DIR) $(IMAGES_ARCH)
+	@touch $@
+
 # Host tool: the library's view of an image, in readelf's terms.
-$(IMGDUMP): tests/tools/imgdump.c cli/elf_names.c cli/elf_names.h include/vdsokit.h $(LIB_A)
+$(IMGDUMP): tests/tools/imgdump.c cli/images/elf_names.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -o $@ $< cli/elf_names.c $(LIB_A) $(LDFLAGS)
+	$(call depend_all,$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS),$< cli/images/elf_names.c)
+	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -o $@ $< cli/images/elf_names.c $(LIB_A) $(LDFLAGS)
 
 # The call-path program for the architecture of $(CC); tests/qemu-user.t
 # builds it once per architecture with a cross CC and BUILD.
-$(BUILD)/tests/callpath: tests/callpath.c tests/tap.h tests/lib/testutil.h tests/lib/syscall-count.h \
-                         tests/images/names.h tests/images/fake_abi.h \
-                         include/vdsokit.h $(LIB_A)
+$(BUILD)/tests/callpath: tests/callpath.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
 
 CHECK_DEPS += images $(IMGDUMP)
 

@@ -37,6 +37,14 @@
 #include "../tap.h"
 #include "testutil.h"
 
+/* A sanitizer build's runtime makes system calls: a filter that allows only
+ * exit cannot show the library's first call makes none. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1
+#else
+#define SANITIZED 0
+#endif
+
 #define TIMEOUT_SECONDS 20
 
 /* ---- getauxval, interposed ------------------------------------------ */
@@ -310,6 +318,12 @@ int main(void)
 		if (!(user_space >> sandboxed_call & 1)) {
 			skip("%s, first call under a filter that allows only exit: not served in user "
 			     "space here", call_names[sandboxed_call]);
+			continue;
+		}
+		if (SANITIZED) {
+			/* The sanitizer's runtime makes system calls of its own. */
+			skip("%s, first call under a filter that allows only exit: a sanitizer build",
+			     call_names[sandboxed_call]);
 			continue;
 		}
 		status = run_in_child(resolved_call_sandboxed, NULL, TIMEOUT_SECONDS);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * How much stack each public call of the library needs, measured with the
- * painted-stack probe (cli/stack_probe.c): every call on a stack of its
+ * painted-stack probe (cli/measure/stack_probe.c): every call on a stack of its
  * own, in a fresh process, the first call's initialisation and a first
  * getrandom included; then the maximum against the bound docs/library.md and
  * libvdsokit(3) state for this architecture (tests/stack-bounds.txt).
@@ -27,7 +27,7 @@
 
 #include "vdsokit.h"
 #include "../tap.h"
-#include "../../cli/stack_probe.h"
+#include "../../cli/measure/stack_probe.h"
 #include "../images/fake_abi.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)

@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: MIT
 /*
  * On an ILP32 ABI whose vDSO has only 32-bit-time entries (sparc32; i386
- * before 5.1, which the synthetic "only32" image stands for), the inlined
+ * before 5.1, which the synthetic "time32only" image stands for), the inlined
  * vdsokit_clock_gettime, vdsokit_clock_getres and vdsokit_time call the
  * entry themselves and widen its answer: the library's out-of-line
  * functions, which convert too but cost a call and a state walk more
- * (issue 22: sparc32 170 ns against glibc's 156), are never called.
+ * (sparc32: 170 ns against glibc's 156), are never called.
  * Linked with -Wl,--wrap for those functions (tests/tests.mk), which count
  * the calls that reach them.
  *
- * The image: $VDSOKIT_IMAGES (or build/images)/i386/only32.so on i386,
+ * The image: $VDSOKIT_IMAGES (or build/images)/i386/time32only.so on i386,
  * mapped flat and handed to the library; elsewhere this process's own
  * vDSO, when path_of says it is 32-bit-time only.  Anything else is a SKIP
  * with the reason.
@@ -62,19 +62,19 @@ int __wrap_vdsokit_time(int64_t *t)
 #define TIME32_ABI 1
 #endif
 
-#define CLOCK_TAI_ID 11 /* the only32 fake's 32-bit seconds wrap for it (-5) */
+#define CLOCK_TAI_ID 11 /* the time32only fake's 32-bit seconds wrap for it (-5) */
 
 /* The fakes (tests/images/fake.c) count their calls in a page at a fixed address. */
 static volatile uint32_t *fake_counters;
 static int from_image;
 
-/* i386's only32 image mapped flat and given to the library: 1, 0 (none here) or -1. */
+/* i386's time32only image mapped flat and given to the library: 1, 0 (none here) or -1. */
 static int use_only32_image(void)
 {
 #ifdef __i386__
 	const char *dir = getenv("VDSOKIT_IMAGES");
 	char file[4096];
-	snprintf(file, sizeof(file), "%s/i386/only32.so", dir && *dir ? dir : "build/images");
+	snprintf(file, sizeof(file), "%s/i386/time32only.so", dir && *dir ? dir : "build/images");
 	int fd = open(file, O_RDONLY | O_CLOEXEC);
 	struct stat st;
 	if (fd < 0) {
@@ -231,7 +231,7 @@ int main(void)
 	}
 	int image = use_only32_image();
 	if (image < 0) {
-		ok(0, "the only32 image could not be given to the library");
+		ok(0, "the time32only image could not be given to the library");
 		return done_testing();
 	}
 	from_image = image;
@@ -243,7 +243,7 @@ int main(void)
 		     vdsokit_reason_text(p.reason));
 		return done_testing();
 	}
-	diag("%s", from_image ? "the only32 image" : "this kernel's vDSO, 32-bit-time only");
+	diag("%s", from_image ? "the time32only image" : "this kernel's vDSO, 32-bit-time only");
 	static const clockid_t fast[] = { CLOCK_REALTIME, CLOCK_MONOTONIC, CLOCK_REALTIME_COARSE,
 					  CLOCK_MONOTONIC_COARSE };
 	for (size_t i = 0; i < sizeof(fast) / sizeof(fast[0]); i++)

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "vdsokit.h"
-#include "elf_names.h" /* readelf's spelling, shared with vdsokit inspect */
+#include "images/elf_names.h" /* readelf's spelling, shared with vdsokit inspect */
 
 /*
  * The System V ELF hash, written here from the gABI's definition rather

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Check records and the small facts verify, abi and doctor share: signal
+ * names, the CPU-clock id encoding, the allowed CPUs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
+
+const char *check_status_name(enum check_status status)
+{
+	switch (status) {
+	case CHECK_PASS: return "pass";
+	case CHECK_FAIL: return "fail";
+	case CHECK_SKIP: return "skip";
+	case CHECK_VDSO_DIFFERS: return "vdso-differs";
+	}
+	return "?";
+}
+
+struct check_result *check_add(struct check_list *list, const char *group,
+			       const char *name_fmt, ...)
+{
+	static struct check_result scratch;
+	struct check_result *r;
+	if (list->count < list->capacity) {
+		r = &list->items[list->count++];
+	} else {
+		list->dropped++;
+		r = &scratch;
+	}
+	memset(r, 0, sizeof(*r));
+	snprintf(r->group, sizeof(r->group), "%s", group);
+	va_list ap;
+	va_start(ap, name_fmt);
+	vsnprintf(r->name, sizeof(r->name), name_fmt, ap);
+	va_end(ap);
+	r->status = CHECK_PASS;
+	return r;
+}
+
+void check_set(struct check_result *r, enum check_status status, const char *detail_fmt, ...)
+{
+	va_list ap;
+	r->status = status;
+	va_start(ap, detail_fmt);
+	vsnprintf(r->detail, sizeof(r->detail), detail_fmt, ap);
+	va_end(ap);
+}
+
+void check_number(struct check_result *r, const char *key, const char *unit, long long value)
+{
+	if (r->number_count >= CHECK_MAX_NUMBERS)
+		return;
+	r->numbers[r->number_count].key = key;
+	r->numbers[r->number_count].unit = unit;
+	r->numbers[r->number_count].value = value;
+	r->number_count++;
+}
+
+struct check_counts check_count(const struct check_list *list)
+{
+	struct check_counts n = { 0, 0, 0, 0 };
+	for (unsigned i = 0; i < list->count; i++) {
+		switch (list->items[i].status) {
+		case CHECK_PASS: n.pass++; break;
+		case CHECK_FAIL: n.fail++; break;
+		case CHECK_SKIP: n.skip++; break;
+		case CHECK_VDSO_DIFFERS: n.vdso_differs++; break;
+		}
+	}
+	return n;
+}
+
+const char *signal_name(int sig, char *buf, size_t size)
+{
+	/* Those a bad pointer, a hang guard or a sandbox can produce. */
+	static const struct { int sig; const char *name; } names[] = {
+		{ SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" }, { SIGILL, "SIGILL" },
+		{ SIGFPE, "SIGFPE" }, { SIGABRT, "SIGABRT" }, { SIGKILL, "SIGKILL" },
+		{ SIGSYS, "SIGSYS" }, { SIGTRAP, "SIGTRAP" }, { SIGALRM, "SIGALRM" },
+		{ SIGTERM, "SIGTERM" }, { SIGXCPU, "SIGXCPU" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	snprintf(buf, size, "SIG%d", sig);
+	return buf;
+}
+
+clockid_t cpu_clock_id(pid_t pid, bool per_thread, enum cpu_clock_kind kind)
+{
+	/* Computed unsigned: shifting a negative int is undefined in C. */
+	unsigned id = (~(unsigned)pid << 3) | (per_thread ? 4u : 0u) | (unsigned)kind;
+	return (clockid_t)id;
+}
+
+const long invalid_clock_ids[] = { -1, 12, 13, 14, 15, INT_MIN, INT_MAX };
+const unsigned invalid_clock_id_count = sizeof(invalid_clock_ids) / sizeof(invalid_clock_ids[0]);
+
+int64_t timespec_ns(const struct vdsokit_timespec *ts)
+{
+	if (ts->tv_sec > INT64_MAX / 1000000000 - 1)
+		return INT64_MAX;
+	if (ts->tv_sec < INT64_MIN / 1000000000 + 1)
+		return INT64_MIN;
+	return ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+void check_skip_refused(struct check_result *r, const char *syscall, int result)
+{
+	check_set(r, CHECK_SKIP, "the %s syscall, the reference, fails here: %s (refused, e.g. by "
+		  "a seccomp filter): nothing to compare with", syscall, errno_name(-result));
+}
+
+int reference_clock_error(void)
+{
+	struct vdsokit_timespec ts;
+	return vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &ts);
+}
+
+unsigned allowed_cpus(int *cpus, unsigned max)
+{
+	cpu_set_t set;
+	unsigned count = 0;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	for (int cpu = 0; cpu < CPU_SETSIZE && count < max; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			cpus[count++] = cpu;
+	return count;
+}

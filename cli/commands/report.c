@@ -1,0 +1,397 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vdsokit report (the default command): one screen that tells someone who
+ * has never heard of AT_SYSINFO_EHDR what the vDSO does on this machine:
+ * the kernel, the clocksource, whether a vDSO is there, how each call is
+ * served, and how much faster than the syscall that makes it.
+ */
+#include <errno.h>
+#include <math.h>
+#include <sched.h>
+#include <string.h>
+
+#include "cli.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "measure/measure.h"
+
+static const char usage[] =
+	"Usage: vdsokit report [--json] [--no-bench]\n"
+	"\n"
+	"One screen about this machine's vDSO: kernel release, architecture,\n"
+	"clocksource, whether a vDSO is mapped (and if not, the likely reason),\n"
+	"how libvdsokit serves each function (vDSO in user space, vDSO that enters\n"
+	"the kernel, or the syscall), and a short benchmark (under a second) of\n"
+	"libvdsokit against the raw syscall.  `vdsokit bench` measures everything.\n"
+	"\n"
+	"Options:\n"
+	"  --json      JSON on stdout (docs/json.md, schema vdsokit-report)\n"
+	"  --no-bench  leave out the benchmark\n"
+	"  -h, --help  this help\n";
+
+#define REPORT_BUDGET_S 0.4
+#define CLOCK_IDS 12
+
+struct quick_case {
+	enum vdsokit_func func;
+	long arg;
+};
+
+/* The calls people make most, and one that never has a vDSO path. */
+static const struct quick_case quick_cases[] = {
+	{ VDSOKIT_FN_CLOCK_GETTIME, CLOCK_REALTIME },
+	{ VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC },
+	{ VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC_COARSE },
+	{ VDSOKIT_FN_CLOCK_GETTIME, CLOCK_PROCESS_CPUTIME_ID },
+	{ VDSOKIT_FN_GETTIMEOFDAY, 0 },
+	{ VDSOKIT_FN_TIME, 0 },
+	{ VDSOKIT_FN_GETCPU, BENCH_GETCPU_CPU }, /* as the routes above: the CPU alone */
+	{ VDSOKIT_FN_THREAD_POINTER, 0 },
+	{ VDSOKIT_FN_GETRANDOM, 16 },
+};
+
+_Static_assert(sizeof(quick_cases) / sizeof(quick_cases[0]) == QUICK_COUNT,
+	       "QUICK_COUNT (cli.h) is the number of quick_cases");
+
+void report_quick_rows(struct quick_row rows[QUICK_COUNT])
+{
+	for (unsigned i = 0; i < QUICK_COUNT; i++) {
+		bench_case_init(&rows[i].c, quick_cases[i].func, quick_cases[i].arg);
+		bench_case_path(&rows[i].c, &rows[i].route);
+	}
+}
+
+/* Route as words for people, not enum names. */
+static const char *route_words(enum vdsokit_route route)
+{
+	switch (route) {
+	case VDSOKIT_ROUTE_VDSO: return "vDSO (user space)";
+	case VDSOKIT_ROUTE_VDSO_KERNEL: return "vDSO -> kernel";
+	case VDSOKIT_ROUTE_SYSCALL: return "syscall";
+	case VDSOKIT_ROUTE_REGISTER: return "CPU register";
+	case VDSOKIT_ROUTE_NONE: return "not available";
+	case VDSOKIT_ROUTE_RSEQ: return "rseq area";
+	case VDSOKIT_ROUTE_AUTO: break; /* never an answer */
+	}
+	return "?";
+}
+
+/* Why no vDSO, in the terms an operator can act on. */
+static const char *no_vdso_reason(const struct host_facts *h, int init_result)
+{
+	if (h->auxv_sysinfo_ehdr == 0)
+		return "the kernel passed no AT_SYSINFO_EHDR: booted with vdso=0,\n"
+		       "                an architecture without a vDSO, or an emulator or tool\n"
+		       "                that hides it (qemu-user, valgrind)";
+	if (init_result == -ENOEXEC)
+		return "an image is mapped but libvdsokit rejected it as malformed";
+	return "libvdsokit could not use the mapped image";
+}
+
+void report_quick_measure(struct quick_row rows[QUICK_COUNT], double seconds)
+{
+	struct bench_config config = {
+		.seconds = seconds,
+		.batch_ns = 50e3,
+		.min_batches = 31,
+		.max_batches = 1000,
+	};
+	bool wanted[BENCH_PATH_COUNT] = { [BENCH_LIBRARY] = true, [BENCH_SYSCALL] = true };
+	int cpu = sched_getcpu();
+	cpu_set_t saved;
+	bool restore = sched_getaffinity(0, sizeof(saved), &saved) == 0;
+
+	if (cpu >= 0)
+		bench_pin_to_cpu(cpu);
+	struct bench_case cases[QUICK_COUNT];
+	struct bench_result results[QUICK_COUNT][BENCH_PATH_COUNT];
+	for (unsigned i = 0; i < QUICK_COUNT; i++)
+		cases[i] = rows[i].c;
+	bench_measure_cases(cases, QUICK_COUNT, wanted, &config, results);
+	for (unsigned i = 0; i < QUICK_COUNT; i++)
+		memcpy(rows[i].r, results[i], sizeof(results[i]));
+	if (restore)
+		sched_setaffinity(0, sizeof(saved), &saved);
+}
+
+#define ROUTE_PREFIX "  %-15s %-18s "
+#define ROUTE_PREFIX_WIDTH 37
+#define SCREEN_WIDTH 79
+
+/* Prints the clock names whose `fn` takes `route`, wrapped under the prefix. */
+static bool print_clocks_with_route(enum vdsokit_func fn, enum vdsokit_route route, bool first)
+{
+	char name[32];
+	size_t column = 0;
+	for (long clock = 0; clock < CLOCK_IDS; clock++) {
+		struct vdsokit_route_info p;
+		if (vdsokit_route_of(fn, (clockid_t)clock, &p) != 0 || p.route != route)
+			continue;
+		clock_id_name(name, sizeof(name), clock);
+		if (column == 0) {
+			printf(ROUTE_PREFIX, first ? cli_func_name(fn) : "", route_words(route));
+			column = ROUTE_PREFIX_WIDTH;
+			first = false;
+		} else if (column + 1 + strlen(name) > SCREEN_WIDTH) {
+			printf("\n%*s", ROUTE_PREFIX_WIDTH, "");
+			column = ROUTE_PREFIX_WIDTH;
+		} else {
+			putchar(' ');
+			column++;
+		}
+		fputs(name, stdout);
+		column += strlen(name);
+	}
+	if (column)
+		putchar('\n');
+	return first;
+}
+
+/* Usually clock_getres takes the same route per clock: say so in one line. */
+static bool same_routes_as_gettime(void)
+{
+	for (long clock = 0; clock < CLOCK_IDS; clock++) {
+		struct vdsokit_route_info a, b;
+		if (vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)clock, &a) != 0 ||
+		    vdsokit_route_of(VDSOKIT_FN_CLOCK_GETRES, (clockid_t)clock, &b) != 0 ||
+		    a.route != b.route)
+			return false;
+	}
+	return true;
+}
+
+/* The error the library's call of fn failed with in the quick bench, 0 if none. */
+static int measured_refusal(const struct quick_row *rows, bool benched, enum vdsokit_func fn)
+{
+	for (unsigned i = 0; benched && i < QUICK_COUNT; i++)
+		if (rows[i].c.func == fn && rows[i].r[BENCH_LIBRARY].refused)
+			return rows[i].r[BENCH_LIBRARY].refused;
+	return 0;
+}
+
+static void print_routes(const struct quick_row *rows, bool benched)
+{
+	printf("\nHow libvdsokit serves each call:\n");
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		struct vdsokit_route_info p;
+		if (vdsokit_route_of(fn, CLOCK_REALTIME, &p) != 0)
+			continue;
+		if (fn == VDSOKIT_FN_CLOCK_GETRES && same_routes_as_gettime()) {
+			printf("  %-15s as clock_gettime\n", cli_func_name(fn));
+			continue;
+		}
+		if (fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES) {
+			/* Per clock, grouped by route. */
+			bool first = true;
+			for (unsigned route = 0; route <= VDSOKIT_ROUTE_NONE; route++)
+				first = print_clocks_with_route(fn, route, first);
+			continue;
+		}
+		/* rseq: its symbol is the node's fallback; the reason says so. */
+		bool show_symbol = p.symbol && p.route != VDSOKIT_ROUTE_RSEQ;
+		int refused = fn == VDSOKIT_FN_CLOCK_GETTIME ? 0 : measured_refusal(rows, benched, fn);
+		if (refused)
+			/* What was measured overrides the route the library names. */
+			printf(ROUTE_PREFIX "%s%sfails here: %s\n", cli_func_name(fn),
+			       route_words(p.route), show_symbol ? p.symbol : "",
+			       show_symbol ? ", but " : "", errno_name(-refused));
+		else
+			printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p.route),
+			       show_symbol ? p.symbol : vdsokit_reason_text(p.reason));
+	}
+}
+
+/* syscall / library, NaN unless both were timed. */
+static double quick_speedup(const struct quick_row *row)
+{
+	const struct bench_result *lib = &row->r[BENCH_LIBRARY], *sys = &row->r[BENCH_SYSCALL];
+	if (lib->refused || sys->refused)
+		return NAN;
+	return sys->median_ns / lib->median_ns;
+}
+
+static void print_quick_bench(const struct quick_row *rows)
+{
+	static const char *const headers[] = { "call", "libvdsokit", "syscall", "speedup" };
+	struct table t;
+	char buf[32];
+	int refused = 0;
+
+	table_init(&t, 4, headers, NULL);
+	for (unsigned i = 0; i < QUICK_COUNT; i++) {
+		const struct bench_result *lib = &rows[i].r[BENCH_LIBRARY];
+		const struct bench_result *sys = &rows[i].r[BENCH_SYSCALL];
+		table_row(&t);
+		table_cell(&t, rows[i].c.label);
+		/* A refused call has no figure: its error stands in the cell. */
+		table_cell(&t, lib->refused ? errno_name(-lib->refused) :
+			   fmt_duration_ns(buf, sizeof(buf), lib->median_ns));
+		table_cell(&t, sys->refused ? errno_name(-sys->refused) :
+			   fmt_duration_ns(buf, sizeof(buf), sys->median_ns));
+		table_cell(&t, fmt_ratio(buf, sizeof(buf), quick_speedup(&rows[i])));
+		if (lib->refused || sys->refused)
+			refused = lib->refused ? lib->refused : sys->refused;
+	}
+	printf("\nSpeed, ns per call (median of batch means; `vdsokit bench` for all):\n");
+	table_print(&t, stdout, "  ");
+	table_free(&t);
+	if (refused)
+		printf("  %s (or another error in its place): the call failed with it here, refused "
+		       "(e.g. by a\n  seccomp filter): not timed, no speedup\n", errno_name(-refused));
+}
+
+/* A clocksource with a vDSO read is ~10× faster than the syscall; one without is ~1×. */
+static void print_verdict(const struct host_facts *h, const struct quick_row *rows, bool benched,
+			  bool have_vdso)
+{
+	if (!benched)
+		return;
+	if (!have_vdso) {
+		printf("\nVerdict: no vDSO here, so every time call is a syscall.\n");
+		return;
+	}
+	const struct quick_row *mono = &rows[1];
+	double ratio = quick_speedup(mono);
+	if (!isfinite(ratio)) {
+		const struct bench_result *failed = mono->r[BENCH_LIBRARY].refused ?
+			&mono->r[BENCH_LIBRARY] : &mono->r[BENCH_SYSCALL];
+		if (failed->refused)
+			printf("\nVerdict: not measured: clock_gettime(MONOTONIC) through %s fails "
+			       "here with %s.\n", failed == &mono->r[BENCH_LIBRARY] ? "libvdsokit" :
+			       "the syscall", errno_name(-failed->refused));
+		return;
+	}
+	printf("\n");
+	if (ratio >= 2)
+		printf("Verdict: clock_gettime(MONOTONIC) runs in user space, %.0f%s faster than "
+		       "the syscall.\n", ratio, cli_times_sign());
+	else
+		printf("Verdict: clock_gettime(MONOTONIC) costs about as much as the syscall "
+		       "(%.1f%s):\nthe vDSO is missing or falls back to the kernel (clocksource "
+		       "%s?). Run `vdsokit doctor`.\n", ratio, cli_times_sign(), fact_text(&h->clocksource));
+}
+
+static void report_json(const struct host_facts *h, int init_result,
+			const struct quick_row *rows, bool benched)
+{
+	struct json_writer w;
+	char clock[32];
+
+	json_document_begin(&w, stdout, "report");
+	json_host(&w, h, init_result);
+	json_key(&w, "routes");
+	json_array_begin(&w);
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		bool per_clock = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
+		for (long k = 0; k < (per_clock ? CLOCK_IDS : 1); k++) {
+			struct vdsokit_route_info p;
+			if (vdsokit_route_of(fn, (clockid_t)k, &p) != 0)
+				continue;
+			json_object_begin(&w);
+			json_kv_string(&w, "function", cli_func_name(fn));
+			if (per_clock) {
+				json_kv_int(&w, "clock", k);
+				json_kv_string(&w, "clock_name", clock_id_name(clock, sizeof(clock), k));
+			}
+			json_kv_string(&w, "route", vdsokit_route_name(p.route));
+			int refused = per_clock ? 0 : measured_refusal(rows, benched, fn);
+			if (refused) {
+				json_key(&w, "reason");
+				json_stringf(&w, "the call fails here: %s", errno_name(-refused));
+			} else {
+				json_kv_string(&w, "reason", vdsokit_reason_text(p.reason));
+			}
+			json_kv_string(&w, "symbol", p.symbol);
+			json_kv_string(&w, "version", p.version);
+			json_kv_string(&w, "syscall", p.syscall);
+			json_object_end(&w);
+		}
+	}
+	json_array_end(&w);
+	json_key(&w, "bench");
+	if (!benched) {
+		json_null(&w);
+	} else {
+		json_array_begin(&w);
+		for (unsigned i = 0; i < QUICK_COUNT; i++) {
+			const struct bench_result *lib = &rows[i].r[BENCH_LIBRARY];
+			const struct bench_result *sys = &rows[i].r[BENCH_SYSCALL];
+			json_object_begin(&w);
+			json_kv_string(&w, "label", rows[i].c.label);
+			/* NaN (null) for a refused call: nothing was timed. */
+			json_kv_double(&w, "vdsokit_ns", lib->median_ns);
+			json_kv_double(&w, "syscall_ns", sys->median_ns);
+			json_kv_double(&w, "speedup", quick_speedup(&rows[i]));
+			json_kv_string(&w, "vdsokit_error", lib->refused ? errno_name(-lib->refused) :
+				       NULL);
+			json_kv_string(&w, "syscall_error", sys->refused ? errno_name(-sys->refused) :
+				       NULL);
+			json_object_end(&w);
+		}
+		json_array_end(&w);
+	}
+	json_document_end(&w);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "no-bench", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool json = false, bench = true;
+	int c;
+	while ((c = cli_getopt(argc, argv, "h", longopts)) != -1) {
+		switch (c) {
+		case 'j': json = true; break;
+		case 'n': bench = false; break;
+		case 'h': fputs(usage, stdout); return CLI_EXIT_OK;
+		default: return CLI_EXIT_USAGE;
+		}
+	}
+	if (optind < argc)
+		return cli_usage_error("report", "unexpected argument '%s'", argv[optind]);
+
+	int init_result = vdsokit_init();
+	const struct vdsokit_image *img = vdsokit_process_image();
+	struct host_facts h;
+	host_facts_read(&h);
+
+	static struct quick_row rows[QUICK_COUNT];
+	report_quick_rows(rows);
+	if (bench)
+		report_quick_measure(rows, REPORT_BUDGET_S);
+	if (json) {
+		report_json(&h, init_result, rows, bench);
+		return CLI_EXIT_OK;
+	}
+
+	printf("vdsokit report: the vDSO on this machine\n\n");
+	printf("  kernel        Linux %s\n", h.kernel_release);
+	printf("  architecture  %s (libvdsokit built for %s)\n", h.machine, vdsokit_arch_name());
+	printf("  clocksource   %s%s%s%s\n", fact_text(&h.clocksource),
+	       h.available_clocksources.known ? " (available: " : "", h.available_clocksources.text,
+	       h.available_clocksources.known ? ")" : "");
+	host_print_unknowns(stdout, &h, "  ");
+	if (img) {
+		struct vdsokit_route_info p;
+		unsigned served = 0;
+		for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++)
+			served += vdsokit_route_of(fn, CLOCK_REALTIME, &p) == 0 && p.symbol;
+		printf("  vDSO          mapped at %#lx, %zu bytes, %u symbols; serves %u of the\n"
+		       "                %u libvdsokit functions\n", (unsigned long)(uintptr_t)img->data,
+		       img->size, img->symbol_count, served, (unsigned)VDSOKIT_FN_COUNT);
+	} else {
+		printf("  vDSO          none usable: %s\n", no_vdso_reason(&h, init_result));
+	}
+	printf("\n  The vDSO is a small library the kernel maps into every process so that\n"
+	       "  clock_gettime() and friends can run without entering the kernel.\n");
+	print_routes(rows, bench);
+	if (bench)
+		print_quick_bench(rows);
+	print_verdict(&h, rows, bench, img != NULL);
+	return CLI_EXIT_OK;
+}

@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The host-facts layer: what the commands report about the machine
+ * (kernel, clocksource, CPU, the vDSO's mappings, seccomp, the time
+ * namespace), each fact measured or unknown with the reason.
+ */
+#ifndef VDSOKIT_CLI_HOST_H
+#define VDSOKIT_CLI_HOST_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct json_writer;
+
+/*
+ * One fact about the host, read from /proc or /sys: either known, with its
+ * value, or unknown with the reason (the file and the errno that kept it
+ * from being read; error 0: the file was read but does not say).  No
+ * command invents a default for an unknown fact: text says
+ * fact_text()'s "unknown (PATH: reason)", JSON says null.
+ */
+struct host_fact {
+	bool known;
+	long long value;           /* a numeric fact                         */
+	char text[256];            /* a text fact (numeric: the number)      */
+	char source[80];           /* the file it comes from                 */
+	int error;                 /* unknown: the errno of the read, or 0   */
+};
+/* The value, or "unknown (/proc/self/status: No such file or directory)". */
+const char *fact_text(const struct host_fact *f);
+/* Why f is unknown: "/proc/self/status: No such file or directory". */
+const char *fact_reason(const struct host_fact *f);
+/* "key": the text or number, null when unknown. */
+void json_kv_fact(struct json_writer *w, const char *key, const struct host_fact *f);
+void json_kv_fact_int(struct json_writer *w, const char *key, const struct host_fact *f);
+
+/* One line of /proc/self/maps that names a vDSO-related mapping. */
+struct vdso_mapping {
+	uintptr_t start, end;
+	char perms[8];
+	char name[32];             /* "[vdso]", "[vvar]", "[vvar_vclock]"… */
+};
+
+#define HOST_MAX_MAPPINGS 16
+
+/*
+ * The one place that reads what the commands report about the host
+ * (report, info, bench, verify, doctor): each fact measured or unknown
+ * with its reason.  doctor_env.c draws doctor's inferences (emulators,
+ * tools, hypervisor) on top.
+ */
+struct host_facts {
+	char kernel_release[65];   /* struct utsname fields: 65 on Linux    */
+	char kernel_version[65];
+	char machine[65];          /* uname -m                              */
+	struct host_fact clocksource;            /* current one (sysfs)     */
+	struct host_fact available_clocksources;
+	struct host_fact cpu_model;              /* /proc/cpuinfo           */
+	unsigned long auxv_sysinfo_ehdr; /* AT_SYSINFO_EHDR, 0 if none      */
+	/* /proc/self/maps: known, value = the count of vDSO-related lines. */
+	struct host_fact maps;
+	struct vdso_mapping mappings[HOST_MAX_MAPPINGS];
+	unsigned mapping_count;
+	/* /proc/self/status */
+	struct host_fact process_name, seccomp_mode, seccomp_filters;
+	/* Time namespace: ours and init's, and the offsets (whole seconds). */
+	struct host_fact time_ns, init_time_ns;
+	struct host_fact monotonic_offset_s, boottime_offset_s;
+};
+void host_facts_read(struct host_facts *h);
+/* "host": {...} for a JSON document (init_result: what vdsokit_init() said). */
+void json_host(struct json_writer *w, const struct host_facts *h, int init_result);
+/* The facts that could not be read, one line each ("  name: reason"); false if none. */
+bool host_print_unknowns(FILE *out, const struct host_facts *h, const char *indent);
+
+/*
+ * This process's time-namespace offsets against the initial namespace
+ * (MONOTONIC, MONOTONIC_RAW and _COARSE shift by monotonic_ns, BOOTTIME by
+ * boottime_ns); false, and zeros, when /proc/self/timens_offsets is
+ * unreadable (no time namespaces: no offsets either).
+ */
+struct timens_offsets {
+	int64_t monotonic_ns, boottime_ns;
+};
+bool timens_offsets_read(struct timens_offsets *o);
+
+/* Fills up to max entries; returns how many (0 if maps is unreadable). */
+unsigned vdso_mappings_read(struct vdso_mapping *maps, unsigned max);
+
+#endif /* VDSOKIT_CLI_HOST_H */

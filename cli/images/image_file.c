@@ -1,0 +1,251 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * vDSO image files the tool reads or runs: how far an image's load segment
+ * says it goes (inspect warns when the file stops short), and the test aid
+ * behind verify/abi --image, which runs a file's code in this process.
+ *
+ * Running a file is safe only when its code needs nothing but the file.  A
+ * copy of a live vDSO (`vdsokit dump`) does not qualify: its code reads the
+ * kernel's data pages (vvar, vclock) at fixed offsets before the image,
+ * which no file supplies.  Whether code does that cannot be decided by
+ * looking at it (every architecture addresses the pages its own way), so
+ * the image is put to the test: mapped between inaccessible guard regions,
+ * where a read of the missing pages faults instead of reading whatever
+ * happens to lie there, and each function it offers called once with good
+ * arguments in a child process.  A child that dies names the function and
+ * the signal, and the image is refused; the synthetic images of
+ * tests/images, which compute their results, pass.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checks/checks.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "images/images.h"
+
+/* ELF fields in the image's own class and byte order, bounds-checked. */
+static bool read_field(const unsigned char *data, size_t size, uint64_t offset,
+		       unsigned width, bool big_endian, uint64_t *value)
+{
+	if (offset > size || width > size - offset)
+		return false;
+	uint64_t v = 0;
+	for (unsigned i = 0; i < width; i++) {
+		unsigned byte = big_endian ? i : width - 1 - i;
+		v = v << 8 | data[offset + byte];
+	}
+	*value = v;
+	return true;
+}
+
+bool image_load_span(const unsigned char *data, size_t size, uint64_t *span)
+{
+	if (size < EI_NIDENT || memcmp(data, ELFMAG, SELFMAG) != 0)
+		return false;
+	bool is64 = data[EI_CLASS] == ELFCLASS64, be = data[EI_DATA] == ELFDATA2MSB;
+	if (!is64 && data[EI_CLASS] != ELFCLASS32)
+		return false;
+	/* Offsets of e_phoff, e_phentsize, e_phnum and of p_offset, p_filesz. */
+	unsigned word = is64 ? 8 : 4;
+	uint64_t phoff, phentsize, phnum;
+	if (!read_field(data, size, is64 ? 32 : 28, word, be, &phoff) ||
+	    !read_field(data, size, is64 ? 54 : 42, 2, be, &phentsize) ||
+	    !read_field(data, size, is64 ? 56 : 44, 2, be, &phnum))
+		return false;
+	uint64_t end = 0;
+	bool found = false;
+	for (uint64_t i = 0; i < phnum; i++) {
+		uint64_t ph = phoff + i * phentsize, type, offset, filesz;
+		if (!read_field(data, size, ph, 4, be, &type) ||
+		    !read_field(data, size, ph + (is64 ? 8 : 4), word, be, &offset) ||
+		    !read_field(data, size, ph + (is64 ? 32 : 16), word, be, &filesz))
+			return false;
+		if (type != PT_LOAD)
+			continue;
+		found = true;
+		if (offset + filesz > end)
+			end = offset + filesz;
+	}
+	*span = end;
+	return found;
+}
+
+/* Guards around the mapped file: more than any architecture's data pages. */
+#define GUARD_SIZE ((size_t)4 << 20)
+/* A function that has not returned by then never will. */
+#define PROBE_SECONDS 5
+
+/* What the probe calls, in order; the child reports each index before the call. */
+static const char *const probe_names[] = {
+	"clock_gettime", "clock_getres", "gettimeofday", "time", "getcpu", "getrandom",
+};
+
+static void probe_calls(int report)
+{
+	for (unsigned char step = 0; step < sizeof(probe_names) / sizeof(probe_names[0]); step++) {
+		if (write(report, &step, 1) != 1)
+			_exit(3);
+		struct vdsokit_timespec ts;
+		struct vdsokit_timeval tv;
+		struct timezone tz;
+		int64_t t;
+		unsigned cpu, node;
+		unsigned char buf[16];
+		switch (step) {
+		case 0:
+			for (clockid_t c = 0; c < 12; c++)
+				vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, c, &ts);
+			break;
+		case 1:
+			for (clockid_t c = 0; c < 12; c++)
+				vdsokit_clock_getres_via(VDSOKIT_ROUTE_VDSO, c, &ts);
+			break;
+		case 2: vdsokit_gettimeofday_via(VDSOKIT_ROUTE_VDSO, &tv, &tz); break;
+		case 3: vdsokit_time_via(VDSOKIT_ROUTE_VDSO, &t); break;
+		case 4: vdsokit_getcpu_via(VDSOKIT_ROUTE_VDSO, &cpu, &node); break;
+		case 5: vdsokit_getrandom_via(VDSOKIT_ROUTE_VDSO, buf, sizeof(buf), 0); break;
+		}
+	}
+	_exit(0);
+}
+
+/*
+ * Calls the image's functions in a child: NULL when all returned, else why
+ * the image cannot be run (in why[]).
+ */
+static const char *probe_image(char *why, size_t size)
+{
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		snprintf(why, size, "cannot check that its code runs: pipe: %s", strerror(errno));
+		return why;
+	}
+	fflush(NULL);   /* the child must not write our buffered output again */
+	pid_t pid = fork();
+	if (pid < 0) {
+		snprintf(why, size, "cannot check that its code runs: fork: %s (%s)",
+			 errno_name(errno), strerror(errno));
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return why;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		signal(SIGALRM, SIG_DFL);
+		/* The crash is the answer: no handler (a sanitizer's) may turn it into an exit. */
+		signal(SIGSEGV, SIG_DFL);
+		signal(SIGBUS, SIG_DFL);
+		signal(SIGILL, SIG_DFL);
+		alarm(PROBE_SECONDS);
+		probe_calls(pipefd[1]);
+	}
+	close(pipefd[1]);
+	unsigned char step, last = 0xff;
+	ssize_t n;
+	while ((n = read(pipefd[0], &step, 1)) == 1 || (n < 0 && errno == EINTR))
+		if (n == 1)
+			last = step;
+	close(pipefd[0]);
+	int status;
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR) {
+			snprintf(why, size, "cannot check that its code runs: waitpid: %s",
+				 strerror(errno));
+			return why;
+		}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		return NULL;
+	const char *func = last < sizeof(probe_names) / sizeof(probe_names[0]) ?
+			   probe_names[last] : "the first function";
+	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
+		snprintf(why, size, "its %s did not return within %d s", func, PROBE_SECONDS);
+	} else if (WIFSIGNALED(status)) {
+		char buf[16];
+		snprintf(why, size,
+			 "calling its %s ended in %s: its code reads memory the file does not "
+			 "contain (a copy of a running kernel's vDSO reads the kernel's data "
+			 "pages mapped before it)",
+			 func, signal_name(WTERMSIG(status), buf, sizeof(buf)));
+	} else {
+		snprintf(why, size, "the process that tried its code exited with status %d",
+			 WEXITSTATUS(status));
+	}
+	return why;
+}
+
+/* Whether the file holds this process's own vDSO, byte for byte: worth a hint. */
+static bool is_own_vdso(const unsigned char *file, size_t size)
+{
+	const void *base = (const void *)getauxval(AT_SYSINFO_EHDR);
+	if (!base)
+		return false;
+	/* Readable as far as dump reads it: the [vdso] mapping. */
+	struct vdso_mapping maps[16];
+	unsigned count = vdso_mappings_read(maps, 16);
+	for (unsigned i = 0; i < count; i++)
+		if (strcmp(maps[i].name, "[vdso]") == 0 && (uintptr_t)base == maps[i].start)
+			return size <= maps[i].end - maps[i].start && memcmp(base, file, size) == 0;
+	return false;
+}
+
+int use_image_file(const char *cmd, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cli_error(cmd, path, "%s", strerror(errno));
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		close(fd);
+		return cli_error(cmd, path, "not a regular, non-empty file");
+	}
+	size_t size = (size_t)st.st_size;
+	long page = sysconf(_SC_PAGESIZE);
+	size_t mapped = (size + (size_t)page - 1) & ~((size_t)page - 1);
+	/* The guards stay PROT_NONE: a read of the missing data pages faults. */
+	unsigned char *area = mmap(NULL, GUARD_SIZE + mapped + GUARD_SIZE, PROT_NONE,
+				   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (area == MAP_FAILED) {
+		int e = errno;
+		close(fd);
+		return cli_error(cmd, path, "cannot reserve memory for it: %s", strerror(e));
+	}
+	/* Flat and executable, as the kernel maps its own; kept for the process's life. */
+	unsigned char *base = mmap(area + GUARD_SIZE, size, PROT_READ | PROT_EXEC,
+				   MAP_PRIVATE | MAP_FIXED, fd, 0);
+	int e = errno;
+	close(fd);
+	if (base == MAP_FAILED)
+		return cli_error(cmd, path, "cannot map it executable: %s", strerror(e));
+
+	uint64_t span;
+	if (image_load_span(base, size, &span) && span > size)
+		return cli_error(cmd, path, "cannot run it: the file has %zu bytes but its "
+				 "PT_LOAD segments span %llu (truncated: its code is missing)",
+				 size, (unsigned long long)span);
+	int r = vdsokit_use_image(base, size);
+	if (r != 0)
+		return cli_error(cmd, path, "the library refused the image: %s", strerror(-r));
+	if (vdsokit_init() != 0)
+		return cli_error(cmd, path, "not a usable vDSO image for %s", vdsokit_arch_name());
+	char why[400];
+	if (probe_image(why, sizeof(why))) {
+		bool own = is_own_vdso(base, size);
+		return cli_error(cmd, path, "cannot run it: %s%s", why,
+				 own ? "; it is this process's own vDSO: run without --image to "
+				       "check the live one" : "");
+	}
+	return 0;
+}
