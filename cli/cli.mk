@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
-# vdsokit command-line tool: every cli/*.c file, linked with the static library.
+# vdsokit command-line tool: every cli/*.c and cli/LAYER/*.c file, linked with the
+# static library.  Layer headers are included by their path from cli/
+# ("checks/reference.h").
 # Included by the top Makefile (which defines CC, BUILD, CPPFLAGS, ALL_CFLAGS,
 # LDFLAGS, LIB_A).
 
-CLI_SRCS := $(wildcard cli/*.c)
+CLI_SRCS := $(wildcard cli/*.c) $(wildcard cli/*/*.c)
+CLI_LAYER_HEADERS := $(wildcard cli/*/*.h)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/%.o)
 CLI_BIN  := $(BUILD)/vdsokit
 
@@ -14,7 +17,8 @@ cli: $(CLI_BIN)
 
 # More specific than the library's $(BUILD)/%.o rule, so it wins: the CLI is
 # not built with -fvisibility=hidden and sees cli/cli.h.
-$(BUILD)/cli/%.o: cli/%.c cli/cli.h cli/elf_names.h cli/stack_probe.h cli/bare_entry.h include/vdsokit.h
+$(BUILD)/cli/%.o: cli/%.c cli/cli.h cli/elf_names.h cli/stack_probe.h cli/bare_entry.h include/vdsokit.h \
+		  $(CLI_LAYER_HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Icli $(ALL_CFLAGS) -c -o $@ $<
 

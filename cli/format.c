@@ -14,6 +14,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "checks/reference.h"
 
 /*
  * The environment's LC_CTYPE codeset, read once: setlocale(LC_CTYPE, "")
@@ -205,5 +206,5 @@ const char *errno_name(int error)
 
 bool syscall_refused(long result)
 {
-	return result == -EPERM || result == -EACCES || result == -ENOSYS;
+	return reference_refused(result);
 }

@@ -158,6 +158,48 @@ else
 	{ echo "exit $status"; tail -6 "$tmp/out"; } | diag
 fi
 
+# --- a refused reference is a skip with the reason, never a verdict ---------
+for env in EPERM:time ENOSYS:time EPERM:gettimeofday ENOSYS:gettimeofday EPERM:getcpu \
+	   ENOSYS:getcpu EPERM:getrandom ENOSYS:getrandom EPERM:clock_getres ENOSYS:clock_getres; do
+	sys=${env#*:}
+	in_env "$env" abi --json
+	if [ "$status" = 0 ]; then
+		json_check "$env: abi skips the cases whose syscall is refused, names it (exit 0)" \
+			"$tmp/out" "(.summary.refused > 0) and
+			 all(.cases[] | select(.function == \"$sys\"); .syscall.outcome == \"refused\" and
+			     (.syscall.reason | test(\"the $sys syscall.*${env%%:*}\")) and
+			     .library_differs == false)"
+	else
+		not_ok "$env: abi exit $status, want 0 (a refused reference is no failure)"
+		grep -i "where the syscall returns" "$tmp/err" | head -3 | diag
+	fi
+done
+in_env EPERM:time abi
+if grep -q "time cases skipped: the time syscall, the reference, is refused here: EPERM" "$tmp/out"; then
+	ok "EPERM:time: abi's text says which cases it skipped and why"
+else
+	not_ok "EPERM:time: abi's text says which cases it skipped and why"
+	tail -4 "$tmp/out" | diag
+fi
+
+# A refused kill() must not leave abi waiting for a child that never ends.
+set -- timeout 60 "$sandbox" --errno EPERM kill -- "$vdsokit" abi
+"$@" >"$tmp/out" 2>"$tmp/err"
+status=$?
+if [ "$status" = 0 ] && grep -q "kill: EPERM" "$tmp/err"; then
+	ok "EPERM:kill: abi finishes and says it could not end its child"
+else
+	not_ok "EPERM:kill: abi exit $status (124: it hung)"
+	tail -3 "$tmp/err" | diag
+fi
+
+# Names that cannot be read prove nothing: the offsets decide.
+in_env EPERM:readlink,readlinkat verify --time 0.1 --json
+json_check "EPERM:readlink: verify fails nothing in the time namespace and runs the offset checks" \
+	"$tmp/out" '([.checks[] | select(.group == "timens" and .status == "fail")] | length) == 0 and
+	 (([.checks[] | select(.name == "time namespace" and (.detail | test("readlink")))] | length) == 0 or
+	  ([.checks[] | select(.group == "timens" and (.name | test("^offset")))] | length) == 4)'
+
 # --- killing: a refused syscall ends the process; the vDSO paths need none --
 if sanitized any; then
 	skip "kill:clock_gettime: info: a sanitizer's runtime makes the clock_gettime syscall itself"
