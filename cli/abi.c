@@ -385,8 +385,8 @@ static void print_text(const struct abi_case *cases, const struct case_result *r
 						  TABLE_LEFT, TABLE_LEFT };
 	struct host_facts h;
 	host_facts_read(&h);
-	printf("vdsokit abi: Linux %s %s, library %s, vDSO %s; %u cases, each call in its own "
-	       "child process\n\n", h.kernel_release, h.machine, vdsokit_arch_name(),
+	printf("vdsokit abi: Linux %s, library %s, vDSO %s; %u cases, each call in its own "
+	       "child process\n\n", host_kernel_text(&h), vdsokit_arch_name(),
 	       h.auxv_sysinfo_ehdr ? "mapped" : "not mapped", count);
 
 	struct table t;

@@ -418,8 +418,8 @@ static int measure(struct bench_run *run, const struct bench_options *o)
 static void print_header(FILE *out, const struct bench_run *run)
 {
 	char floor[32];
-	fprintf(out, "vdsokit bench: Linux %s %s, clocksource %s%s%s\n",
-		run->host.kernel_release, run->host.machine,
+	fprintf(out, "vdsokit bench: Linux %s, clocksource %s%s%s\n",
+		host_kernel_text(&run->host),
 		fact_text(&run->host.clocksource),
 		run->host.cpu_model.known ? ", " : "", run->host.cpu_model.text);
 	if (run->init_result)
@@ -779,8 +779,8 @@ static int write_svg(struct cli_output_file *file, const struct bench_run *run)
 				run->rows[i].r[p].available ? run->rows[i].r[p].median_ns : NAN;
 	}
 	snprintf(subtitle, sizeof(subtitle),
-		 "Linux %s %s, clocksource %s; median of batch means; floor %.2f ns",
-		 run->host.kernel_release, run->host.machine,
+		 "Linux %s, clocksource %s; median of batch means; floor %.2f ns",
+		 host_kernel_text(&run->host),
 		 fact_text(&run->host.clocksource),
 		 run->floor.median_ns);
 	struct bar_chart chart = {

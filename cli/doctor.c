@@ -19,6 +19,7 @@
 #include <sys/auxv.h>
 
 #include "doctor.h"
+#include "checks/reference.h"
 
 /* A vDSO read within this factor of the syscall's cost is the syscall. */
 #define FALLBACK_RATIO 2.0
@@ -685,7 +686,9 @@ static int clocksource_vdso_capable(const char *name)
 
 struct clocksource_facts {
 	int capable;                 /* of the current one, as clocksource_vdso_capable */
-	bool measured;
+	bool measured;               /* both paths, so the ratio stands         */
+	bool vdso_measured;          /* the vDSO's figure alone (vdso_ns)       */
+	long syscall_refused;        /* the reference's -errno when refused     */
 	double vdso_ns, syscall_ns, ratio;
 	bool fallback;               /* the measurement (or the name) proves it */
 };
@@ -701,8 +704,17 @@ static void measure_monotonic(struct clocksource_facts *cs, double seconds)
 	wanted[BENCH_VDSO] = wanted[BENCH_SYSCALL] = true;
 	bench_case_init(&c, VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC);
 	bench_measure(&c, wanted, &config, results);
-	if (!results[BENCH_VDSO].available || !results[BENCH_SYSCALL].available ||
-	    results[BENCH_VDSO].first_result != 0)
+	if (!results[BENCH_VDSO].available || results[BENCH_VDSO].refused ||
+	    results[BENCH_VDSO].first_result != 0 || !isfinite(results[BENCH_VDSO].median_ns))
+		return;
+	cs->vdso_measured = true;
+	cs->vdso_ns = results[BENCH_VDSO].median_ns;
+	/* A refused syscall is no figure: nothing to divide by. */
+	if (results[BENCH_SYSCALL].refused) {
+		cs->syscall_refused = results[BENCH_SYSCALL].refused;
+		return;
+	}
+	if (!results[BENCH_SYSCALL].available || !isfinite(results[BENCH_SYSCALL].median_ns))
 		return;
 	cs->measured = true;
 	cs->vdso_ns = results[BENCH_VDSO].median_ns;
@@ -750,6 +762,17 @@ static void check_clocksource(struct doctor_report *r, const struct host_facts *
 		f = finding_add(r, "clocksource-fallback", SEVERITY_SLOW,
 				"clock_gettime through the vDSO is no cheaper than the syscall with "
 				"clocksource %s (measured)", name);
+	} else if (cs->measured && cs->capable == 0) {
+		/* Two facts that cannot both hold: say both, believe neither. */
+		char x[32];
+		f = finding_add(r, "clocksource-contradiction", SEVERITY_WARNING,
+				"sysfs names clocksource %s, which the vDSO cannot read, yet "
+				"clock_gettime through the vDSO measures %s cheaper than the syscall",
+				name, fmt_ratio(x, sizeof(x), cs->ratio));
+		action(f, "one of the two is wrong: a stale or substituted sysfs (a container's "
+		       "/sys), or a clocksource switched during the run; read %s again and "
+		       "compare with `vdsokit bench`",
+		       "/sys/devices/system/clocksource/clocksource0/current_clocksource");
 	} else if (v->mapped && v->usable && h->clocksource.known) {
 		f = finding_add(r, "clocksource", SEVERITY_OK,
 				"clocksource %s is read in user space by the vDSO", name);
@@ -780,6 +803,11 @@ static void check_clocksource(struct doctor_report *r, const struct host_facts *
 			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
 				 "the vDSO is %s slower than the syscall", a, b,
 				 fmt_ratio(x, sizeof(x), 1 / cs->ratio));
+	} else if (cs->vdso_measured && cs->syscall_refused) {
+		char a[32], why[240];
+		fmt_duration_ns(a, sizeof(a), cs->vdso_ns);
+		evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s per call; no comparison: %s",
+			 a, reference_why("clock_gettime", cs->syscall_refused, why, sizeof(why)));
 	} else if (v->mapped && v->usable) {
 		evidence(f, "not measured: no vDSO clock_gettime here");
 	} else {
@@ -1013,8 +1041,8 @@ static unsigned slow_count(const struct doctor_report *r)
 
 static void print_text(const struct doctor_report *r, const struct host_facts *h, bool unreadable)
 {
-	printf("vdsokit doctor: Linux %s %s, library %s, clocksource %s\n\n", h->kernel_release,
-	       h->machine, vdsokit_arch_name(), fact_text(&h->clocksource));
+	printf("vdsokit doctor: Linux %s, library %s, clocksource %s\n\n", host_kernel_text(h),
+	       vdsokit_arch_name(), fact_text(&h->clocksource));
 	for (unsigned i = 0; i < r->count; i++) {
 		const struct doctor_finding *f = &r->findings[i];
 		static const char *const tags[] = { "ok  ", "info", "warn", "SLOW" };

@@ -80,8 +80,8 @@ static void print_text(const struct check_list *list, const struct host_facts *h
 		if (strlen(list->items[i].name) > width)
 			width = strlen(list->items[i].name);
 
-	printf("vdsokit verify: Linux %s %s, library %s, clocksource %s, vDSO %s\n",
-	       h->kernel_release, h->machine, vdsokit_arch_name(),
+	printf("vdsokit verify: Linux %s, library %s, clocksource %s, vDSO %s\n",
+	       host_kernel_text(h), vdsokit_arch_name(),
 	       fact_text(&h->clocksource),
 	       h->auxv_sysinfo_ehdr ? "mapped" : "not mapped (every path is the syscall)");
 	printf("time budget %.2f s, %u threads\n", seconds, threads);

@@ -200,6 +200,46 @@ json_check "EPERM:readlink: verify fails nothing in the time namespace and runs 
 	 (([.checks[] | select(.name == "time namespace" and (.detail | test("readlink")))] | length) == 0 or
 	  ([.checks[] | select(.group == "timens" and (.name | test("^offset")))] | length) == 4)'
 
+# A failed measurement is no figure, and no placeholder in a sentence.
+in_env EPERM:clock_gettime doctor
+if grep -Eq -- "(syscall|vDSO) - per call|is - cheaper" "$tmp/out" ||
+   ! grep -q "no comparison: the clock_gettime syscall, the reference, is refused here: EPERM" "$tmp/out"; then
+	not_ok "EPERM:clock_gettime: doctor gives no figure for the refused syscall, and says why"
+	grep -i "measured" "$tmp/out" | diag
+else
+	ok "EPERM:clock_gettime: doctor gives no figure for the refused syscall, and says why"
+fi
+
+# uname refused: the kernel is unknown with the reason, never an empty name.
+in_env EPERM:uname report --no-bench
+if grep -q "kernel        Linux unknown (uname: Operation not permitted)" "$tmp/out" &&
+   ! grep -Eq "Linux *$|architecture +\(" "$tmp/out"; then
+	ok "EPERM:uname: report says the kernel is unknown and why"
+else
+	not_ok "EPERM:uname: report says the kernel is unknown and why"
+	grep -E "kernel|architecture" "$tmp/out" | diag
+fi
+for cmd in doctor info verify abi; do
+	in_env EPERM:uname $cmd --json $([ $cmd = verify ] && echo --time 0.1)
+	json_check "EPERM:uname: $cmd --json: kernel_release and machine null, the reason given" "$tmp/out" \
+		'.host.kernel_release == null and .host.machine == null and
+		 (.host.unknown.kernel_release | test("uname"))'
+done
+in_env EPERM:uname doctor
+if head -1 "$tmp/out" | grep -q "kernel unknown: uname: Operation not permitted"; then
+	ok "EPERM:uname: doctor's header says the kernel is unknown"
+else
+	not_ok "EPERM:uname: doctor's header says the kernel is unknown"
+	head -1 "$tmp/out" | diag
+fi
+in_env EPERM:uname metrics
+if grep -q 'vdsokit_host_info{kernel_release="unknown",machine="unknown"} 1' "$tmp/out"; then
+	ok "EPERM:uname: metrics label the unknown kernel 'unknown'"
+else
+	not_ok "EPERM:uname: metrics label the unknown kernel 'unknown'"
+	grep host_info "$tmp/out" | diag
+fi
+
 # --- killing: a refused syscall ends the process; the vDSO paths need none --
 if sanitized any; then
 	skip "kill:clock_gettime: info: a sanitizer's runtime makes the clock_gettime syscall itself"
