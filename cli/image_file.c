@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "host/child.h"
 
 /* ELF fields in the image's own class and byte order, bounds-checked. */
 static bool read_field(const unsigned char *data, size_t size, uint64_t offset,
@@ -129,8 +130,7 @@ static const char *probe_image(char *why, size_t size)
 		snprintf(why, size, "cannot check that its code runs: pipe: %s", strerror(errno));
 		return why;
 	}
-	fflush(NULL);   /* the child must not write our buffered output again */
-	pid_t pid = fork();
+	pid_t pid = child_start();
 	if (pid < 0) {
 		snprintf(why, size, "cannot check that its code runs: fork: %s (%s)",
 			 errno_name(errno), strerror(errno));
@@ -155,13 +155,11 @@ static const char *probe_image(char *why, size_t size)
 		if (n == 1)
 			last = step;
 	close(pipefd[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(why, size, "cannot check that its code runs: waitpid: %s",
-				 strerror(errno));
-			return why;
-		}
+	int status, e = child_wait(pid, &status);
+	if (e) {
+		snprintf(why, size, "cannot check that its code runs: waitpid: %s", strerror(-e));
+		return why;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return NULL;
 	const char *func = last < sizeof(probe_names) / sizeof(probe_names[0]) ?

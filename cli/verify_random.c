@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "host/child.h"
 
 typedef ssize_t getrandom_path(void *buf, size_t len, unsigned flags);
 
@@ -196,8 +197,7 @@ static void check_fork(struct check_list *out, const char *group)
 		check_set(r, CHECK_SKIP, "pipe: %s", strerror(errno));
 		return;
 	}
-	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = child_start();
 	if (pid == 0) {
 		unsigned char mine[RANDOM_OUT];
 		int good = vdsokit_getrandom(mine, sizeof(mine), 0) == (ssize_t)sizeof(mine) &&
@@ -208,7 +208,7 @@ static void check_fork(struct check_list *out, const char *group)
 	ssize_t got = pid > 0 ? read(fd[0], child, sizeof(child)) : -1;
 	close(fd[0]);
 	if (pid > 0)
-		waitpid(pid, NULL, 0);
+		child_wait(pid, NULL);
 	ssize_t mine = vdsokit_getrandom(parent, sizeof(parent), 0);
 	if (pid < 0 || got != RANDOM_OUT)
 		check_set(r, CHECK_SKIP, "the child could not report its output");
