@@ -805,20 +805,23 @@ int cmd_bench(int argc, char **argv)
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
 
-	/* A path that cannot be written is found before seconds of measuring. */
-	struct cli_output_file svg;
-	if (o.svg_path && (status = cli_output_open(&svg, "bench", o.svg_path)) != 0)
+	/*
+	 * A path that cannot be written is found before seconds of measuring;
+	 * the file itself (a temporary) is opened only after them, so that an
+	 * interrupted hour of measuring leaves nothing behind.
+	 */
+	if (o.svg_path && (status = cli_output_check("bench", o.svg_path)) != 0)
 		return status;
 
 	/* A few KiB of results: static, not on the stack. */
 	static struct bench_run run;
 	memset(&run, 0, sizeof(run));
 	status = measure(&run, &o);
-	if (status) {
-		if (o.svg_path)
-			cli_output_abort(&svg);
+	if (status)
 		return status;
-	}
+	struct cli_output_file svg;
+	if (o.svg_path && (status = cli_output_open(&svg, "bench", o.svg_path)) != 0)
+		return status;
 
 	/* The chart first: a failed write must leave no JSON or CSV behind (docs/json.md). */
 	if (o.svg_path && (status = write_svg(&svg, &run)) != 0)

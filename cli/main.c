@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "output/cleanup.h"
 
 struct command {
 	const char *name;
@@ -199,6 +200,8 @@ int main(int argc, char **argv)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
+	/* Ctrl-C, kill, a closed terminal: the file being written goes, 128 + signal. */
+	cleanup_install();
 	use_stdout_writer();
 	return close_stdout(run(argc, argv));
 }
