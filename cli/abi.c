@@ -385,8 +385,9 @@ static void print_text(const struct abi_case *cases, const struct case_result *r
 						  TABLE_LEFT, TABLE_LEFT };
 	struct host_facts h;
 	host_facts_read(&h);
-	printf("vdsokit abi: Linux %s, library %s, vDSO %s; %u cases, each call in its own "
+	printf("vdsokit abi: Linux %s, library %s, %s%s; %u cases, each call in its own "
 	       "child process\n\n", host_kernel_text(&h), vdsokit_arch_name(),
+	       cli_image_path() ? "image " : "vDSO ", cli_image_path() ? cli_image_path() :
 	       h.auxv_sysinfo_ehdr ? "mapped" : "not mapped", count);
 
 	struct table t;
@@ -489,6 +490,7 @@ static void print_json(const struct abi_case *cases, const struct case_result *r
 	host_facts_read(&h);
 	json_document_begin(&w, stdout, "abi");
 	json_host(&w, &h, init_result);
+	json_kv_string(&w, "image", cli_image_path());
 	json_key(&w, "cases");
 	json_array_begin(&w);
 	unsigned dv = 0, dl = 0;

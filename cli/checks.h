@@ -112,6 +112,8 @@ int64_t timespec_ns(const struct vdsokit_timespec *ts);
  * refused.  0, or CLI_EXIT_USAGE after the error.
  */
 int use_image_file(const char *cmd, const char *path);
+/* The --image file use_image_file() took, or NULL: every report from it names it. */
+const char *cli_image_path(void);
 
 /*
  * Nothing can be checked against a refused reference syscall

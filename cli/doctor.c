@@ -122,7 +122,7 @@ static void check_vdso(struct doctor_report *r, const struct host_facts *host,
 			v->size = maps[i].end - maps[i].start;
 
 	if (doctor_image_file) {
-		/* use_image_file() mapped it and the library took it. */
+		/* use_image_file() copied it into memory and the library took it. */
 		const struct vdsokit_image *img = vdsokit_process_image();
 		v->mapped = img != NULL;
 		v->address = img ? (unsigned long)(uintptr_t)img->data : 0;
@@ -1041,8 +1041,9 @@ static unsigned slow_count(const struct doctor_report *r)
 
 static void print_text(const struct doctor_report *r, const struct host_facts *h, bool unreadable)
 {
-	printf("vdsokit doctor: Linux %s, library %s, clocksource %s\n\n", host_kernel_text(h),
-	       vdsokit_arch_name(), fact_text(&h->clocksource));
+	printf("vdsokit doctor: Linux %s, library %s, clocksource %s%s%s\n\n", host_kernel_text(h),
+	       vdsokit_arch_name(), fact_text(&h->clocksource),
+	       cli_image_path() ? ", image " : "", cli_image_path() ? cli_image_path() : "");
 	for (unsigned i = 0; i < r->count; i++) {
 		const struct doctor_finding *f = &r->findings[i];
 		static const char *const tags[] = { "ok  ", "info", "warn", "SLOW" };
@@ -1107,6 +1108,7 @@ static void print_json(const struct doctor_report *r, const struct host_facts *h
 	struct json_writer w;
 	json_document_begin(&w, stdout, "doctor");
 	json_host(&w, h, init_result);
+	json_kv_string(&w, "image", cli_image_path());
 
 	json_key(&w, "vdso");
 	json_object_begin(&w);
