@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "checks.h"
+#include "host/threads.h"
 #include "host/child.h"
 
 typedef ssize_t getrandom_path(void *buf, size_t len, unsigned flags);
@@ -138,6 +139,11 @@ static void check_threads(struct check_list *out, const char *group)
 	unsigned char probe[RANDOM_OUT];
 	if (skip_if_refused(r, vdsokit_getrandom(probe, sizeof(probe), 0)))
 		return;
+	const char *cannot_wait = threads_cannot_wait();
+	if (cannot_wait) {
+		check_set(r, CHECK_SKIP, "%s", cannot_wait);
+		return;
+	}
 	size_t n = (size_t)RANDOM_THREADS * RANDOM_CALLS;
 	unsigned char (*all)[RANDOM_OUT] = calloc(n, RANDOM_OUT);
 	struct random_thread threads[RANDOM_THREADS];

@@ -240,6 +240,21 @@ else
 	grep host_info "$tmp/out" | diag
 fi
 
+# A futex the C library cannot wait with (refused here; on a kernel without
+# the 32-bit time syscalls, glibc's i386 futex): verify asks first, skips
+# its threaded checks with the reason, and never aborts in glibc.
+for env in ENOSYS:futex EPERM:futex; do
+	in_env "$env" verify --time 0.2 --json
+	if [ "$status" = 134 ]; then
+		not_ok "$env: verify aborted in the C library's futex wait (exit 134)"
+		tail -1 "$tmp/err" | diag
+	else
+		json_check "$env: verify skips its threaded checks, names the futex syscall" "$tmp/out" \
+			"[.checks[] | select(.name | test(\"across threads\"))] as \$t | (\$t | length) == 2 and
+			 all(\$t[]; .status == \"skip\" and (.detail | test(\"futex syscall .*${env%%:*}\")))"
+	fi
+done
+
 # --- killing: a refused syscall ends the process; the vDSO paths need none --
 if sanitized any; then
 	skip "kill:clock_gettime: info: a sanitizer's runtime makes the clock_gettime syscall itself"

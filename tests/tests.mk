@@ -118,6 +118,18 @@ $(SANDBOX_RUN): tests/tools/sandbox-run.c
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) -o $@ $< $(LDFLAGS)
 CHECK_DEPS += $(SANDBOX_RUN)
 
+# The i386 CLI and sandbox-run (tests/cli-time32.t): under a filter that
+# refuses the 32-bit time syscalls with ENOSYS, the CLI meets a kernel
+# without CONFIG_COMPAT_32BIT_TIME as a 32-bit program does.  After the
+# i386 library tests: one make at a time in the i686 tree.
+ifneq ($(shell command -v i686-linux-gnu-gcc-12 2>/dev/null),)
+CHECK_DEPS += $(BUILD)/i686/cli-time32.stamp
+$(BUILD)/i686/cli-time32.stamp: $(firstword $(I386_TESTS)) FORCE
+	$(MAKE) --no-print-directory CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar \
+		BUILD=$(BUILD)/i686 LDFLAGS=-static $(BUILD)/i686/vdsokit $(BUILD)/i686/tests/tools/sandbox-run
+	@touch $@
+endif
+
 # The standalone reproducers of docs/kernel-findings.md (tests/findings/):
 # plain C, no libvdsokit, so that a kernel developer can build one alone;
 # tests/cli-findings.t runs them.  They print what they see and exit 0.
