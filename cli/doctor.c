@@ -194,16 +194,17 @@ static void check_vdso(struct doctor_report *r, const struct host_facts *host,
 		v->reason = "running under qemu-user, which maps no vDSO for the emulated program";
 		doctor_action(f, "expected under qemu-user; to use the vDSO of %s, run on a real kernel of that "
 		       "architecture (or qemu-system)", vdsokit_arch_name());
+	} else if (env->auxv_file_has_vdso) {
+		/* The kernel's own auxv shows the entry: a vdso=0 it ignored is no cause. */
+		v->reason_id = "loader";
+		v->reason = "the kernel mapped a vDSO but AT_SYSINFO_EHDR did not reach the program "
+			    "(a loader, tracer or sandbox removed it)";
+		doctor_action(f, "run the program directly, without the tool that starts it");
 	} else if (env->cmdline_vdso[0]) {
 		v->reason_id = "cmdline";
 		v->reason = "the kernel was booted with the vDSO disabled";
 		doctor_action(f, "remove %s from the kernel command line (bootloader configuration) and "
 		       "reboot", env->cmdline_vdso);
-	} else if (env->auxv_file_has_vdso) {
-		v->reason_id = "loader";
-		v->reason = "the kernel mapped a vDSO but AT_SYSINFO_EHDR did not reach the program "
-			    "(a loader, tracer or sandbox removed it)";
-		doctor_action(f, "run the program directly, without the tool that starts it");
 	} else if (arch_without_vdso(vdsokit_arch_name())) {
 		v->reason_id = "arch";
 		v->reason = "mainline kernels of this architecture have no vDSO";

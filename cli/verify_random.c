@@ -59,6 +59,18 @@ static bool skip_if_refused(struct check_result *r, ssize_t result)
 	return true;
 }
 
+
+/* Whether mainline gives this architecture's vDSO a getrandom at all. */
+static bool vdso_getrandom_arch(const char *arch)
+{
+	static const char *const families[] = { "x86_64", "aarch64", "powerpc", "ppc", "s390",
+						"loongarch", "riscv", "x32" };
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (strncmp(arch, families[i], strlen(families[i])) == 0)
+			return true;
+	return false;
+}
+
 static void check_path(struct check_list *out, const char *group, const char *who,
 		       getrandom_path *call)
 {
@@ -75,8 +87,16 @@ static void check_path(struct check_list *out, const char *group, const char *wh
 	if (skip_if_refused(r, p))
 		goto done;
 	if (p == -ENOSYS) {
-		check_set(r, CHECK_SKIP, "this kernel's vDSO has no getrandom (it came in Linux 6.11-6.16, "
-			  "depending on the architecture)");
+		/* The cause found here, not the usual one. */
+		if (!vdsokit_process_image())
+			check_set(r, CHECK_SKIP, "no vDSO in this process: nothing to check");
+		else if (!vdso_getrandom_arch(vdsokit_arch_name()))
+			check_set(r, CHECK_SKIP, "no getrandom in the vDSO of %s: mainline adds it only "
+				  "to x86_64, arm64, powerpc, s390, loongarch and riscv",
+				  vdsokit_arch_name());
+		else
+			check_set(r, CHECK_SKIP, "this kernel's vDSO has no getrandom (it came in Linux "
+				  "6.11-6.16, depending on the architecture)");
 		goto done;
 	}
 	unsigned calls = 0;

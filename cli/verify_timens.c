@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -119,6 +120,21 @@ static void namespace_child(struct timens_shared *sh, double seconds)
 	sh->dropped = list.dropped;
 }
 
+/* Whether CAP_SYS_ADMIN (bit 21) is in this process's effective set (/proc/self/status). */
+static bool has_sys_admin(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	char line[128];
+	bool admin = false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "CapEff:", 7) == 0)
+			admin = (strtoull(line + 7, NULL, 16) >> 21) & 1;
+	fclose(f);
+	return admin;
+}
+
 /* Runs in the helper: create the namespace, set the offsets, start the child. */
 static void namespace_helper(struct timens_shared *sh, double seconds)
 {
@@ -127,11 +143,18 @@ static void namespace_helper(struct timens_shared *sh, double seconds)
 		if (first == EPERM && unshare(CLONE_NEWUSER | CLONE_NEWTIME) == 0) {
 			sh->via_user_namespace = true;
 		} else {
+			/* With CAP_SYS_ADMIN, EPERM is a refusal (seccomp, an LSM), not a lack. */
+			bool admin = has_sys_admin();
 			snprintf(sh->skip_reason, sizeof(sh->skip_reason), "%s",
 				 first == EINVAL ? "this kernel has no time namespaces "
 						   "(CONFIG_TIME_NS, Linux 5.6+)" :
+				 first == EPERM && admin ?
+				 "unshare(CLONE_NEWTIME) is refused (EPERM) although this process has "
+				 "CAP_SYS_ADMIN: a seccomp filter or a security module refuses it" :
 				 first == EPERM ? "creating a time namespace needs CAP_SYS_ADMIN, "
 						  "and no user namespace could grant it" :
+				 first == ENOSYS ? "the unshare syscall is refused here (ENOSYS, e.g. "
+						   "by a seccomp filter)" :
 				 strerror(first));
 			return;
 		}

@@ -255,6 +255,12 @@ for env in ENOSYS:futex EPERM:futex; do
 	fi
 done
 
+# As root, an EPERM from unshare is a refusal, not a missing capability.
+in_env EPERM:unshare verify --time 0.1 --json
+json_check "EPERM:unshare: verify's time namespace skip names the refusal, not CAP_SYS_ADMIN" "$tmp/out" \
+	'any(.checks[]; .name == "time namespace" and .status == "skip" and
+	     (.detail | test("refused")) and (.detail | test("needs CAP_SYS_ADMIN") | not))'
+
 # --- killing: a refused syscall ends the process; the vDSO paths need none --
 if sanitized any; then
 	skip "kill:clock_gettime: info: a sanitizer's runtime makes the clock_gettime syscall itself"

@@ -45,6 +45,10 @@ else
 		 all($t[]; .status == "skip" and (.detail | test("futex syscall .* ENOSYS")))'
 fi
 
+json_check "verify: no getrandom in the i386 vDSO, said so (not the Linux 6.11 story)" "$tmp/out" \
+	'any(.checks[]; .name == "getrandom (vDSO)" and .status == "skip" and
+	     (.detail | test("no getrandom in the vDSO of i386")))'
+
 in_time32 abi --json
 json_check "abi: time() and gettimeofday() compared with the time64 syscall, no difference" "$tmp/out" \
 	'[.cases[] | select(.function == "time" or .function == "gettimeofday")] as $c |
