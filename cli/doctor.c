@@ -1204,6 +1204,7 @@ static void examine(struct doctor_report *r, const struct host_facts *host, int 
 	check_failing_calls(r, host);
 	check_environment(r, host, env);
 	doctor_check_time32(r);
+	doctor_check_libc_clock(r);
 	r->unreadable = check_unreadable(r, host);
 }
 

@@ -92,6 +92,9 @@ void doctor_evidence(struct doctor_finding *f, const char *fmt, ...)
 void doctor_action(struct doctor_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A C library clock_gettime replaced by a preloaded object (checks/doctor_libc.c). */
+void doctor_check_libc_clock(struct doctor_report *r);
+
 /* A kernel without the 32-bit time syscalls, seen from a 32-bit program (checks/doctor_time32.c). */
 void doctor_check_time32(struct doctor_report *r);
 

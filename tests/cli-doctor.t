@@ -322,4 +322,30 @@ else
 	skip "setarch i686 needs an x86_64 host"
 fi
 
+# A libfaketime-style shim replacing libc's clock_gettime: a finding, and
+# no "every call is on its fast path".
+if command -v cc >/dev/null && ! sanitized any; then
+	cat >"$tmp/shim.c" <<'EOF2'
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+int clock_gettime(clockid_t c, struct timespec *ts) { return (int)syscall(SYS_clock_gettime, c, ts); }
+EOF2
+	if cc -shared -fPIC -o "$tmp/shim.so" "$tmp/shim.c" 2>/dev/null; then
+		LD_PRELOAD=$tmp/shim.so "$vdsokit" doctor --json >"$tmp/shim.json" 2>/dev/null
+		st=$?
+		if [ "$st" = 1 ]; then
+			json_check "an interposed libc clock_gettime is a finding naming the object (exit 1)" \
+				"$tmp/shim.json" 'any(.findings[]; .id == "libc-clock-interposed" and
+				 (.title | test("shim.so")) and any(.evidence[]; test("LD_PRELOAD")))'
+		else
+			not_ok "an interposed libc clock_gettime: doctor exit $st, want 1"
+		fi
+	else
+		skip "an interposed libc clock: cannot build the shim"
+	fi
+else
+	skip "an interposed libc clock: no cc, or a sanitized build"
+fi
+
 done_testing
