@@ -33,22 +33,22 @@ $(BUILD)/tests/stack-bounds.h: tests/stack-bounds.txt
 	@mkdir -p $(dir $@)
 	sed -e 's/[\\"]/\\&/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
 
-$(BUILD)/tests/stack.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h tests/tap.h $(LIB_A) \
+$(BUILD)/tests/stack.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h cli/host/child.c tests/tap.h $(LIB_A) \
 		$(BUILD)/tests/stack-bounds.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
 	      -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
-	      $< cli/stack_probe.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
+	      $< cli/stack_probe.c cli/host/child.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
 
 # The same, linked statically: a static program's libc (its pthread_setspecific,
 # a first getrandom's) is part of the measure.
 LIB_TESTS += $(BUILD)/tests/stack-static.t
-$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h tests/tap.h $(LIB_A) \
+$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/stack_probe.c cli/stack_probe.h cli/host/child.c tests/tap.h $(LIB_A) \
 		$(BUILD)/tests/stack-bounds.h
 	@mkdir -p $(dir $@)
 	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
 	      -DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"' -o $@ \
-	      $< cli/stack_probe.c $(LIB_A) -lpthread -static
+	      $< cli/stack_probe.c cli/host/child.c $(LIB_A) -lpthread -static
 
 # Counts the calls that reach the library's out-of-line time functions.
 $(BUILD)/tests/time32-inline.t: TEST_CFLAGS += -Wl,--wrap=vdsokit_clock_gettime \

@@ -12,7 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "host/child.h"
+#include "child.h"   /* beside it: also built without -Icli (tests/tests.mk) */
 
 pid_t child_start(void)
 {
