@@ -26,7 +26,7 @@ PY
 input=$(($(wc -c <"$tmp/before.json") + $(wc -c <"$tmp/after.json")))
 
 # --- the label reads, counted from outside compare -------------------------
-objs=$(ls "$build"/cli/*.o 2>/dev/null | grep -v '/main\.o$')
+objs=$(ls "$build"/cli/*.o "$build"/cli/*/*.o 2>/dev/null | grep -v '/main\.o$')
 # VDSOKIT_SANITIZE: the -fsanitize flags of the build's objects (see cli-bench-raw.t).
 # shellcheck disable=SC2086 # lists of words
 if [ -z "$objs" ] || [ ! -f "$build/libvdsokit.a" ]; then
