@@ -7,7 +7,7 @@
 # through the measuring clock, so the result is deterministic.
 . "$(dirname "$0")/lib.sh"
 
-objs=$(ls "$build"/cli/*.o 2>/dev/null | grep -v '/main\.o$')
+objs=$(ls "$build"/cli/*.o "$build"/cli/*/*.o 2>/dev/null | grep -v '/main\.o$')
 if [ -z "$objs" ] || [ ! -f "$build/libvdsokit.a" ]; then
 	echo "1..0 # SKIP the CLI's objects are not in $build"
 	exit 0
