@@ -1,5 +1,7 @@
 # SPDX-License-Identifier: MIT
-# vdsokit command-line tool: every cli/*.c file, linked with the static library.
+# vdsokit command-line tool: every cli/*.c and cli/LAYER/*.c file, linked with the
+# static library.  Layer headers are included by their path from cli/
+# ("checks/reference.h").
 # Included by the top Makefile (which defines CC, BUILD, CPPFLAGS, ALL_CFLAGS,
 # LDFLAGS, LIB_A).
 

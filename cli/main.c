@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "vdsokit.h"
+#include "output/cleanup.h"
 
 struct command {
 	const char *name;
@@ -200,6 +201,8 @@ int main(int argc, char **argv)
 	 */
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGXFSZ, SIG_IGN);
+	/* Ctrl-C, kill, a closed terminal: the file being written goes, 128 + signal. */
+	cleanup_install();
 	use_stdout_writer();
 	return close_stdout(run(argc, argv));
 }

@@ -284,4 +284,68 @@ expect_error "doctor with an unknown option" 2 "unknown option"
 run doctor --help
 expect_status "doctor --help" 0
 
+# sysfs says hpet (no vDSO read) while the vDSO measures fast: two facts
+# that cannot both hold are a finding with both, never "hpet is read in
+# user space".
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null &&
+   [ -e /sys/devices/system/clocksource/clocksource0/current_clocksource ]; then
+	cat >"$tmp/hpet" <<'EOF2'
+echo hpet >"$1"
+mount --bind "$1" /sys/devices/system/clocksource/clocksource0/current_clocksource || exit 90
+shift
+exec "$@"
+EOF2
+	unshare -m sh "$tmp/hpet" "$tmp/cs" "$vdsokit" doctor --json >"$tmp/hpet.json" 2>/dev/null
+	if jq -e 'any(.findings[]; .id == "clocksource-fallback")' "$tmp/hpet.json" >/dev/null; then
+		skip "a faked hpet: the vDSO really is slow here"
+	else
+		json_check "sysfs says hpet, the vDSO measures fast: doctor reports the contradiction with both" \
+			"$tmp/hpet.json" 'any(.findings[]; .id == "clocksource-contradiction" and
+			 any(.evidence[]; test("measured")) and any(.evidence[]; test("current clocksource: hpet"))) and
+			 all(.findings[]; (.title | test("hpet is read in user space")) | not)'
+	fi
+else
+	skip "a faked hpet needs root and unshare -m"
+fi
+
+# setarch i686 changes what uname says, not the process: the machine named
+# is the kernel's.
+if [ "$(uname -m)" = x86_64 ] && command -v setarch >/dev/null && setarch i686 true 2>/dev/null; then
+	setarch i686 "$vdsokit" metrics >"$tmp/m.prom" 2>/dev/null
+	if grep -q 'vdsokit_host_info{.*machine="x86_64"' "$tmp/m.prom"; then
+		ok "setarch i686: metrics name the machine x86_64, not i686"
+	else
+		not_ok "setarch i686: metrics name the machine x86_64, not i686"
+		grep host_info "$tmp/m.prom" | diag
+	fi
+else
+	skip "setarch i686 needs an x86_64 host"
+fi
+
+# A libfaketime-style shim replacing libc's clock_gettime: a finding, and
+# no "every call is on its fast path".
+if command -v cc >/dev/null && ! sanitized any; then
+	cat >"$tmp/shim.c" <<'EOF2'
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+int clock_gettime(clockid_t c, struct timespec *ts) { return (int)syscall(SYS_clock_gettime, c, ts); }
+EOF2
+	if cc -shared -fPIC -o "$tmp/shim.so" "$tmp/shim.c" 2>/dev/null; then
+		LD_PRELOAD=$tmp/shim.so "$vdsokit" doctor --json >"$tmp/shim.json" 2>/dev/null
+		st=$?
+		if [ "$st" = 1 ]; then
+			json_check "an interposed libc clock_gettime is a finding naming the object (exit 1)" \
+				"$tmp/shim.json" 'any(.findings[]; .id == "libc-clock-interposed" and
+				 (.title | test("shim.so")) and any(.evidence[]; test("LD_PRELOAD")))'
+		else
+			not_ok "an interposed libc clock_gettime: doctor exit $st, want 1"
+		fi
+	else
+		skip "an interposed libc clock: cannot build the shim"
+	fi
+else
+	skip "an interposed libc clock: no cc, or a sanitized build"
+fi
+
 done_testing

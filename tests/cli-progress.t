@@ -78,4 +78,20 @@ cp "$tmp/out" "$tmp/long.json"
 json_check "... with batches longer than 50 us, at most max_batches means per path" "$tmp/long.json" \
 	'.method.max_batches as $max | .method.batch_target_ns > 50000 and $max > 0 and
 	 ([.results[].paths[] | select(.available) | .batches <= 2 * $max] | all)'
+# A narrow terminal: every redraw fits in one line (a wrapped line cannot be
+# erased by \r and ESC[K, and each redraw would leave one behind).
+if have script && have stty && script -qec true /dev/null </dev/null >/dev/null 2>&1; then
+	on_pty "$tmp/narrow.pty" "stty cols 40; $vdsokit bench --time 1 >/dev/null"
+	widest=$(tr "$cr" '\n' <"$tmp/narrow.pty" | sed -n "s/^$esc\[K//p" | awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }')
+	redraws=$(tr "$cr" '\n' <"$tmp/narrow.pty" | grep -c "^$esc\[K.")
+	if [ "$redraws" -ge 2 ] && [ "$widest" -le 39 ]; then
+		ok "a 40-column terminal: $redraws redraws, the widest $widest columns"
+	else
+		not_ok "a 40-column terminal: $redraws redraws, the widest $widest columns (want <= 39)"
+		tr "$cr" '\n' <"$tmp/narrow.pty" | sed -n "s/^$esc\[K//p" | head -5 | diag
+	fi
+else
+	skip "a 40-column terminal: no script(1) or stty"
+fi
+
 done_testing

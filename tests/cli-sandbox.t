@@ -158,6 +158,109 @@ else
 	{ echo "exit $status"; tail -6 "$tmp/out"; } | diag
 fi
 
+# --- a refused reference is a skip with the reason, never a verdict ---------
+for env in EPERM:time ENOSYS:time EPERM:gettimeofday ENOSYS:gettimeofday EPERM:getcpu \
+	   ENOSYS:getcpu EPERM:getrandom ENOSYS:getrandom EPERM:clock_getres ENOSYS:clock_getres; do
+	sys=${env#*:}
+	in_env "$env" abi --json
+	if [ "$status" = 0 ]; then
+		json_check "$env: abi skips the cases whose syscall is refused, names it (exit 0)" \
+			"$tmp/out" "(.summary.refused > 0) and
+			 all(.cases[] | select(.function == \"$sys\"); .syscall.outcome == \"refused\" and
+			     (.syscall.reason | test(\"the $sys syscall.*${env%%:*}\")) and
+			     .library_differs == false)"
+	else
+		not_ok "$env: abi exit $status, want 0 (a refused reference is no failure)"
+		grep -i "where the syscall returns" "$tmp/err" | head -3 | diag
+	fi
+done
+in_env EPERM:time abi
+if grep -q "time cases skipped: the time syscall, the reference, is refused here: EPERM" "$tmp/out"; then
+	ok "EPERM:time: abi's text says which cases it skipped and why"
+else
+	not_ok "EPERM:time: abi's text says which cases it skipped and why"
+	tail -4 "$tmp/out" | diag
+fi
+
+# A refused kill() must not leave abi waiting for a child that never ends.
+set -- timeout 60 "$sandbox" --errno EPERM kill -- "$vdsokit" abi
+"$@" >"$tmp/out" 2>"$tmp/err"
+status=$?
+if [ "$status" = 0 ] && grep -q "kill: EPERM" "$tmp/err"; then
+	ok "EPERM:kill: abi finishes and says it could not end its child"
+else
+	not_ok "EPERM:kill: abi exit $status (124: it hung)"
+	tail -3 "$tmp/err" | diag
+fi
+
+# Names that cannot be read prove nothing: the offsets decide.
+in_env EPERM:readlink,readlinkat verify --time 0.1 --json
+json_check "EPERM:readlink: verify fails nothing in the time namespace and runs the offset checks" \
+	"$tmp/out" '([.checks[] | select(.group == "timens" and .status == "fail")] | length) == 0 and
+	 (([.checks[] | select(.name == "time namespace" and (.detail | test("readlink")))] | length) == 0 or
+	  ([.checks[] | select(.group == "timens" and (.name | test("^offset")))] | length) == 4)'
+
+# A failed measurement is no figure, and no placeholder in a sentence.
+in_env EPERM:clock_gettime doctor
+if grep -Eq -- "(syscall|vDSO) - per call|is - cheaper" "$tmp/out" ||
+   ! grep -q "no comparison: the clock_gettime syscall, the reference, is refused here: EPERM" "$tmp/out"; then
+	not_ok "EPERM:clock_gettime: doctor gives no figure for the refused syscall, and says why"
+	grep -i "measured" "$tmp/out" | diag
+else
+	ok "EPERM:clock_gettime: doctor gives no figure for the refused syscall, and says why"
+fi
+
+# uname refused: the kernel is unknown with the reason, never an empty name.
+in_env EPERM:uname report --no-bench
+if grep -q "kernel        Linux unknown (uname: Operation not permitted)" "$tmp/out" &&
+   ! grep -Eq "Linux *$|architecture +\(" "$tmp/out"; then
+	ok "EPERM:uname: report says the kernel is unknown and why"
+else
+	not_ok "EPERM:uname: report says the kernel is unknown and why"
+	grep -E "kernel|architecture" "$tmp/out" | diag
+fi
+for cmd in doctor info verify abi; do
+	in_env EPERM:uname $cmd --json $([ $cmd = verify ] && echo --time 0.1)
+	json_check "EPERM:uname: $cmd --json: kernel_release and machine null, the reason given" "$tmp/out" \
+		'.host.kernel_release == null and .host.machine == null and
+		 (.host.unknown.kernel_release | test("uname"))'
+done
+in_env EPERM:uname doctor
+if head -1 "$tmp/out" | grep -q "kernel unknown: uname: Operation not permitted"; then
+	ok "EPERM:uname: doctor's header says the kernel is unknown"
+else
+	not_ok "EPERM:uname: doctor's header says the kernel is unknown"
+	head -1 "$tmp/out" | diag
+fi
+in_env EPERM:uname metrics
+if grep -q 'vdsokit_host_info{kernel_release="unknown",machine="unknown"} 1' "$tmp/out"; then
+	ok "EPERM:uname: metrics label the unknown kernel 'unknown'"
+else
+	not_ok "EPERM:uname: metrics label the unknown kernel 'unknown'"
+	grep host_info "$tmp/out" | diag
+fi
+
+# A futex the C library cannot wait with (refused here; on a kernel without
+# the 32-bit time syscalls, glibc's i386 futex): verify asks first, skips
+# its threaded checks with the reason, and never aborts in glibc.
+for env in ENOSYS:futex EPERM:futex; do
+	in_env "$env" verify --time 0.2 --json
+	if [ "$status" = 134 ]; then
+		not_ok "$env: verify aborted in the C library's futex wait (exit 134)"
+		tail -1 "$tmp/err" | diag
+	else
+		json_check "$env: verify skips its threaded checks, names the futex syscall" "$tmp/out" \
+			"[.checks[] | select(.name | test(\"across threads\"))] as \$t | (\$t | length) == 2 and
+			 all(\$t[]; .status == \"skip\" and (.detail | test(\"futex syscall .*${env%%:*}\")))"
+	fi
+done
+
+# As root, an EPERM from unshare is a refusal, not a missing capability.
+in_env EPERM:unshare verify --time 0.1 --json
+json_check "EPERM:unshare: verify's time namespace skip names the refusal, not CAP_SYS_ADMIN" "$tmp/out" \
+	'any(.checks[]; .name == "time namespace" and .status == "skip" and
+	     (.detail | test("refused")) and (.detail | test("needs CAP_SYS_ADMIN") | not))'
+
 # --- killing: a refused syscall ends the process; the vDSO paths need none --
 if sanitized any; then
 	skip "kill:clock_gettime: info: a sanitizer's runtime makes the clock_gettime syscall itself"

@@ -33,27 +33,27 @@ $(BUILD)/tests/stack-bounds.h: tests/stack-bounds.txt
 	@mkdir -p $(dir $@)
 	sed -e 's/[\\"]/\\&/g' -e 's/^/"/' -e 's/$$/\\n"/' $< >$@
 
-STACK_TEST_FLAGS = -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
+STACK_TEST_FLAGS = -Icli -I$(BUILD)/tests -DTEST_STACK_BOUNDS_EMBEDDED \
 	-DTEST_STACK_BOUNDS='"$(abspath tests/stack-bounds.txt)"'
-$(BUILD)/tests/stack.t: tests/lib/stack.c cli/measure/stack_probe.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
+$(BUILD)/tests/stack.t: tests/lib/stack.c cli/measure/stack_probe.c cli/host/child.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
 	@mkdir -p $(dir $@)
-	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/measure/stack_probe.c)
+	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/measure/stack_probe.c cli/host/child.c)
 	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) $(STACK_TEST_FLAGS) -o $@ \
-	      $< cli/measure/stack_probe.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
+	      $< cli/measure/stack_probe.c cli/host/child.c $(LIB_A) -lpthread -Wl,-z,now $(LDFLAGS)
 
 # The same, linked statically: a static program's libc (its pthread_setspecific,
 # a first getrandom's) is part of the measure.  Not in a sanitizer build
 # (tests/hardening/sanitizers.t), whose runtimes cannot be linked -static.
 LIB_TESTS += $(BUILD)/tests/stack-static.t
-$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/measure/stack_probe.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
+$(BUILD)/tests/stack-static.t: tests/lib/stack.c cli/measure/stack_probe.c cli/host/child.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
 	@mkdir -p $(dir $@)
-	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/measure/stack_probe.c)
+	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/measure/stack_probe.c cli/host/child.c)
 ifneq ($(findstring -fsanitize=,$(ALL_CFLAGS) $(LDFLAGS)),)
 	printf '#!/bin/sh\necho "1..0 # SKIP a sanitizer build links nothing -static"\n' >$@
 	chmod +x $@
 else
 	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) $(STACK_TEST_FLAGS) -o $@ \
-	      $< cli/measure/stack_probe.c $(LIB_A) -lpthread -static
+	      $< cli/measure/stack_probe.c cli/host/child.c $(LIB_A) -lpthread -static
 endif
 
 # Counts the calls that reach the library's out-of-line time functions.
@@ -123,6 +123,18 @@ $(SANDBOX_RUN): tests/tools/sandbox-run.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -o $@ $< $(LDFLAGS)
 CHECK_DEPS += $(SANDBOX_RUN)
+
+# The i386 CLI and sandbox-run (tests/cli-time32.t): under a filter that
+# refuses the 32-bit time syscalls with ENOSYS, the CLI meets a kernel
+# without CONFIG_COMPAT_32BIT_TIME as a 32-bit program does.  After the
+# i386 library tests: one make at a time in the i686 tree.
+ifneq ($(shell command -v i686-linux-gnu-gcc-12 2>/dev/null),)
+CHECK_DEPS += $(BUILD)/i686/cli-time32.stamp
+$(BUILD)/i686/cli-time32.stamp: $(firstword $(I386_TESTS)) FORCE
+	$(MAKE) --no-print-directory CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar \
+		BUILD=$(BUILD)/i686 LDFLAGS=-static $(BUILD)/i686/vdsokit $(BUILD)/i686/tests/tools/sandbox-run
+	@touch $@
+endif
 
 # The standalone reproducers of docs/kernel-findings.md (tests/findings/):
 # plain C, no libvdsokit, so that a kernel developer can build one alone;

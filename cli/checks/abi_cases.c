@@ -125,8 +125,13 @@ static void *pointer_for(enum abi_pointer kind, unsigned slot, const struct abi_
 static long bare_time_syscall(void *t, bool *done)
 {
 #ifdef SYS_time
-	*done = true;
 	long v = syscall(SYS_time, t);
+	/*
+	 * A kernel without the 32-bit time syscalls (CONFIG_COMPAT_32BIT_TIME=n)
+	 * has no SYS_time for a 32-bit task: the library's syscall path, on
+	 * clock_gettime64, is the kernel's answer there.
+	 */
+	*done = !(v == -1 && errno == ENOSYS);
 	return v == -1 ? -errno : 0;
 #else
 	(void)t;
@@ -138,8 +143,8 @@ static long bare_time_syscall(void *t, bool *done)
 static long bare_gettimeofday_syscall(void *tv, void *tz, bool *done)
 {
 #ifdef SYS_gettimeofday
-	*done = true;
 	long v = syscall(SYS_gettimeofday, tv, tz);
+	*done = !(v == -1 && errno == ENOSYS);   /* as for time() */
 	return v == -1 ? -errno : 0;
 #else
 	(void)tv;

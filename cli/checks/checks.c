@@ -17,6 +17,7 @@
 #include "checks.h"
 #include "vdsokit.h"
 #include "output/output.h"
+#include "checks/reference.h"
 
 const char *check_status_name(enum check_status status)
 {
@@ -120,8 +121,9 @@ int64_t timespec_ns(const struct vdsokit_timespec *ts)
 
 void check_skip_refused(struct check_result *r, const char *syscall, int result)
 {
-	check_set(r, CHECK_SKIP, "the %s syscall, the reference, fails here: %s (refused, e.g. by "
-		  "a seccomp filter): nothing to compare with", syscall, errno_name(-result));
+	char why[240];
+	check_set(r, CHECK_SKIP, "%s: nothing to compare with",
+		  reference_why(syscall, result, why, sizeof(why)));
 }
 
 int reference_clock_error(void)

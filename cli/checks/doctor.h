@@ -85,6 +85,21 @@ struct doctor_report {
 void doctor_examine(struct doctor_report *r, const struct host_facts *host, int init_result,
 		    double measure_s);
 
+/* A finding, and what backs it: for the checks in doctor.c and checks/doctor_*.c. */
+struct doctor_finding *doctor_finding_add(struct doctor_report *r, const char *id,
+					  enum doctor_severity severity, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+void doctor_evidence(struct doctor_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void doctor_action(struct doctor_finding *f, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A C library clock_gettime replaced by a preloaded object (checks/doctor_libc.c). */
+void doctor_check_libc_clock(struct doctor_report *r);
+
+/* A kernel without the 32-bit time syscalls, seen from a 32-bit program (checks/doctor_time32.c). */
+void doctor_check_time32(struct doctor_report *r);
+
 /* The family of a machine or arch name: "x86" for i686/x86_64, "arm" for arm/aarch64, … */
 const char *arch_family(const char *name);
 

@@ -23,6 +23,7 @@
 #include "vdsokit.h"
 #include "output/output.h"
 #include "measure/measure.h"
+#include "host/threads.h"
 
 static const long monotonic_clocks[] = {
 	CLOCK_MONOTONIC, CLOCK_MONOTONIC_RAW, CLOCK_BOOTTIME, CLOCK_MONOTONIC_COARSE,
@@ -176,6 +177,12 @@ void verify_monotonic(struct check_list *out, const char *group, double seconds,
 	if (!s || !stats || !ids) {
 		struct check_result *r = check_add(out, group, "monotonic clocks");
 		check_set(r, CHECK_SKIP, "out of memory");
+		goto done;
+	}
+	const char *cannot_wait = threads_cannot_wait();
+	if (cannot_wait) {
+		struct check_result *r = check_add(out, group, "monotonic clocks across threads");
+		check_set(r, CHECK_SKIP, "%s", cannot_wait);
 		goto done;
 	}
 	s->cpu_count = allowed_cpus(s->cpus, MAX_CPUS);

@@ -21,6 +21,8 @@
 #include "checks.h"
 #include "vdsokit.h"
 #include "output/output.h"
+#include "host/threads.h"
+#include "host/child.h"
 
 typedef ssize_t getrandom_path(void *buf, size_t len, unsigned flags);
 
@@ -59,6 +61,18 @@ static bool skip_if_refused(struct check_result *r, ssize_t result)
 	return true;
 }
 
+
+/* Whether mainline gives this architecture's vDSO a getrandom at all. */
+static bool vdso_getrandom_arch(const char *arch)
+{
+	static const char *const families[] = { "x86_64", "aarch64", "powerpc", "ppc", "s390",
+						"loongarch", "riscv", "x32" };
+	for (size_t i = 0; i < sizeof(families) / sizeof(families[0]); i++)
+		if (strncmp(arch, families[i], strlen(families[i])) == 0)
+			return true;
+	return false;
+}
+
 static void check_path(struct check_list *out, const char *group, const char *who,
 		       getrandom_path *call)
 {
@@ -75,8 +89,16 @@ static void check_path(struct check_list *out, const char *group, const char *wh
 	if (skip_if_refused(r, p))
 		goto done;
 	if (p == -ENOSYS) {
-		check_set(r, CHECK_SKIP, "this kernel's vDSO has no getrandom (it came in Linux 6.11-6.16, "
-			  "depending on the architecture)");
+		/* The cause found here, not the usual one. */
+		if (!vdsokit_process_image())
+			check_set(r, CHECK_SKIP, "no vDSO in this process: nothing to check");
+		else if (!vdso_getrandom_arch(vdsokit_arch_name()))
+			check_set(r, CHECK_SKIP, "no getrandom in the vDSO of %s: mainline adds it only "
+				  "to x86_64, arm64, powerpc, s390, loongarch and riscv",
+				  vdsokit_arch_name());
+		else
+			check_set(r, CHECK_SKIP, "this kernel's vDSO has no getrandom (it came in Linux "
+				  "6.11-6.16, depending on the architecture)");
 		goto done;
 	}
 	unsigned calls = 0;
@@ -139,6 +161,11 @@ static void check_threads(struct check_list *out, const char *group)
 	unsigned char probe[RANDOM_OUT];
 	if (skip_if_refused(r, vdsokit_getrandom(probe, sizeof(probe), 0)))
 		return;
+	const char *cannot_wait = threads_cannot_wait();
+	if (cannot_wait) {
+		check_set(r, CHECK_SKIP, "%s", cannot_wait);
+		return;
+	}
 	size_t n = (size_t)RANDOM_THREADS * RANDOM_CALLS;
 	unsigned char (*all)[RANDOM_OUT] = calloc(n, RANDOM_OUT);
 	struct random_thread threads[RANDOM_THREADS];
@@ -198,8 +225,7 @@ static void check_fork(struct check_list *out, const char *group)
 		check_set(r, CHECK_SKIP, "pipe: %s", strerror(errno));
 		return;
 	}
-	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = child_start();
 	if (pid == 0) {
 		unsigned char mine[RANDOM_OUT];
 		int good = vdsokit_getrandom(mine, sizeof(mine), 0) == (ssize_t)sizeof(mine) &&
@@ -210,7 +236,7 @@ static void check_fork(struct check_list *out, const char *group)
 	ssize_t got = pid > 0 ? read(fd[0], child, sizeof(child)) : -1;
 	close(fd[0]);
 	if (pid > 0)
-		waitpid(pid, NULL, 0);
+		child_wait(pid, NULL);
 	ssize_t mine = vdsokit_getrandom(parent, sizeof(parent), 0);
 	if (pid < 0 || got != RANDOM_OUT)
 		check_set(r, CHECK_SKIP, "the child could not report its output");

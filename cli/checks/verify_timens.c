@@ -17,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +29,7 @@
 #include "vdsokit.h"
 #include "output/output.h"
 #include "host/host.h"
+#include "host/child.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -64,15 +66,19 @@ struct timens_shared {
 	bool child_ran;
 	int child_status;           /* wait status of the child           */
 	char host_ns[64], child_ns[64];
+	int host_ns_error, child_ns_error; /* readlink's errno: the names are unknown */
 	struct shifted_reading readings[SHIFTED_COUNT];
 	unsigned result_count, dropped;
 	struct check_result results[MAX_RESULTS];
 };
 
-static void read_ns_link(const char *path, char *buf, size_t size)
+/* 0, or the errno that kept the name from being read (a sandbox refusing readlink). */
+static int read_ns_link(const char *path, char *buf, size_t size)
 {
 	ssize_t n = readlink(path, buf, size - 1);
+	int e = n < 0 ? errno : n == 0 ? EIO : 0;
 	buf[n > 0 ? n : 0] = 0;
+	return e;
 }
 
 static int write_offsets(void)
@@ -94,7 +100,7 @@ static int write_offsets(void)
 static void namespace_child(struct timens_shared *sh, double seconds)
 {
 	sh->child_ran = true;
-	read_ns_link("/proc/self/ns/time", sh->child_ns, sizeof(sh->child_ns));
+	sh->child_ns_error = read_ns_link("/proc/self/ns/time", sh->child_ns, sizeof(sh->child_ns));
 	for (unsigned i = 0; i < SHIFTED_COUNT; i++) {
 		struct shifted_reading *r = &sh->readings[i];
 		clockid_t id = (clockid_t)shifted_clocks[i].clock;
@@ -117,6 +123,21 @@ static void namespace_child(struct timens_shared *sh, double seconds)
 	sh->dropped = list.dropped;
 }
 
+/* Whether CAP_SYS_ADMIN (bit 21) is in this process's effective set (/proc/self/status). */
+static bool has_sys_admin(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	if (!f)
+		return false;
+	char line[128];
+	bool admin = false;
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, "CapEff:", 7) == 0)
+			admin = (strtoull(line + 7, NULL, 16) >> 21) & 1;
+	fclose(f);
+	return admin;
+}
+
 /* Runs in the helper: create the namespace, set the offsets, start the child. */
 static void namespace_helper(struct timens_shared *sh, double seconds)
 {
@@ -125,11 +146,18 @@ static void namespace_helper(struct timens_shared *sh, double seconds)
 		if (first == EPERM && unshare(CLONE_NEWUSER | CLONE_NEWTIME) == 0) {
 			sh->via_user_namespace = true;
 		} else {
+			/* With CAP_SYS_ADMIN, EPERM is a refusal (seccomp, an LSM), not a lack. */
+			bool admin = has_sys_admin();
 			snprintf(sh->skip_reason, sizeof(sh->skip_reason), "%s",
 				 first == EINVAL ? "this kernel has no time namespaces "
 						   "(CONFIG_TIME_NS, Linux 5.6+)" :
+				 first == EPERM && admin ?
+				 "unshare(CLONE_NEWTIME) is refused (EPERM) although this process has "
+				 "CAP_SYS_ADMIN: a seccomp filter or a security module refuses it" :
 				 first == EPERM ? "creating a time namespace needs CAP_SYS_ADMIN, "
 						  "and no user namespace could grant it" :
+				 first == ENOSYS ? "the unshare syscall is refused here (ENOSYS, e.g. "
+						   "by a seccomp filter)" :
 				 strerror(first));
 			return;
 		}
@@ -141,7 +169,7 @@ static void namespace_helper(struct timens_shared *sh, double seconds)
 		return;
 	}
 	sh->unshared = true;
-	pid_t child = fork();
+	pid_t child = child_start();
 	if (child < 0) {
 		snprintf(sh->skip_reason, sizeof(sh->skip_reason),
 			 "cannot fork into the namespace: %s", strerror(errno));
@@ -153,8 +181,7 @@ static void namespace_helper(struct timens_shared *sh, double seconds)
 		_exit(0);
 	}
 	int status = 0;
-	while (waitpid(child, &status, 0) < 0 && errno == EINTR)
-		;
+	child_wait(child, &status);
 	sh->child_status = status;
 }
 
@@ -219,7 +246,7 @@ void verify_time_namespace(struct check_list *out, double seconds)
 		return;
 	}
 	memset(sh, 0, sizeof(*sh));
-	read_ns_link("/proc/self/ns/time", sh->host_ns, sizeof(sh->host_ns));
+	sh->host_ns_error = read_ns_link("/proc/self/ns/time", sh->host_ns, sizeof(sh->host_ns));
 
 	int64_t host_before[SHIFTED_COUNT], host_after[SHIFTED_COUNT];
 	struct vdsokit_timespec ts;
@@ -227,8 +254,7 @@ void verify_time_namespace(struct check_list *out, double seconds)
 		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)shifted_clocks[i].clock, &ts);
 		host_before[i] = timespec_ns(&ts);
 	}
-	fflush(NULL);
-	pid_t helper = fork();
+	pid_t helper = child_start();
 	if (helper < 0) {
 		struct check_result *r = check_add(out, "timens", "time namespace");
 		check_set(r, CHECK_SKIP, "cannot fork: %s", strerror(errno));
@@ -255,14 +281,23 @@ void verify_time_namespace(struct check_list *out, double seconds)
 		check_set(r, CHECK_FAIL, "the child in the namespace did not finish its checks (%s)",
 			  WIFSIGNALED(sh->child_status) ?
 			  signal_name(WTERMSIG(sh->child_status), sig, sizeof(sig)) : "no results");
-	} else if (strcmp(sh->host_ns, sh->child_ns) == 0) {
+	} else if (!sh->host_ns_error && !sh->child_ns_error &&
+		   strcmp(sh->host_ns, sh->child_ns) == 0) {
 		check_set(r, CHECK_FAIL, "the child is still in the host's time namespace %s",
 			  sh->host_ns);
 	} else {
-		check_set(r, CHECK_PASS, "child in %s (host %s)%s, monotonic %+lld s, boottime "
-			  "%+lld s", sh->child_ns, sh->host_ns,
-			  sh->via_user_namespace ? " inside a new user namespace" : "",
-			  MONOTONIC_OFFSET_SEC, BOOTTIME_OFFSET_SEC);
+		int e = sh->host_ns_error ? sh->host_ns_error : sh->child_ns_error;
+		if (e)
+			/* Two unread names prove nothing either way: the offsets below tell. */
+			check_set(r, CHECK_SKIP, "the namespaces' names cannot be read (readlink "
+				  "/proc/self/ns/time: %s, in the %s): the offset checks tell whether "
+				  "the child is in its own namespace", errno_name(e),
+				  sh->host_ns_error ? "tool" : "child");
+		else
+			check_set(r, CHECK_PASS, "child in %s (host %s)%s, monotonic %+lld s, "
+				  "boottime %+lld s", sh->child_ns, sh->host_ns,
+				  sh->via_user_namespace ? " inside a new user namespace" : "",
+				  MONOTONIC_OFFSET_SEC, BOOTTIME_OFFSET_SEC);
 		struct timens_offsets ours;
 		timens_offsets_read(&ours);
 		check_offsets(out, sh, host_before, host_after, &ours);

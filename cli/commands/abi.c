@@ -24,6 +24,8 @@
 #include "host/host.h"
 #include "images/images.h"
 #include "checks/checks.h"
+#include "checks/reference.h"
+#include "host/child.h"
 
 #define MAX_CASES 128
 #define CHILD_TIMEOUT_SECONDS 5
@@ -41,6 +43,8 @@ enum outcome_kind {
 	OUTCOME_ABSENT,     /* no vDSO symbol for this function here    */
 	OUTCOME_TIMEOUT,    /* it never returned                        */
 	OUTCOME_NOT_RUN,    /* the child could not be started or lost   */
+	OUTCOME_REFUSED,    /* the syscall, the reference, is refused or
+			     * missing here: the case compares nothing */
 };
 
 struct outcome {
@@ -93,6 +97,12 @@ static const char *outcome_text(const struct outcome *o, char *buf, size_t size)
 	case OUTCOME_NOT_RUN:
 		not_run_reason(o, buf, size);
 		break;
+	case OUTCOME_REFUSED:
+		if (o->sig)
+			snprintf(buf, size, "refused (%s)", signal_name(o->sig, sig, sizeof(sig)));
+		else
+			snprintf(buf, size, "refused (%s)", errno_name((int)-o->value));
+		break;
 	}
 	return buf;
 }
@@ -111,14 +121,16 @@ static bool same_outcome(const struct outcome *a, const struct outcome *b)
 /* Whether the path's outcome and the syscall's were both had (absent counts as had). */
 static bool compared_case(const struct case_result *r, enum path p)
 {
-	return r->paths[p].kind != OUTCOME_NOT_RUN && r->paths[PATH_SYSCALL].kind != OUTCOME_NOT_RUN;
+	return r->paths[p].kind != OUTCOME_NOT_RUN && r->paths[PATH_SYSCALL].kind != OUTCOME_NOT_RUN &&
+	       r->paths[PATH_SYSCALL].kind != OUTCOME_REFUSED;
 }
 
 /* Whether the path's outcome counts as a difference from the syscall's. */
 static bool differs(const struct case_result *r, enum path p)
 {
 	if (r->paths[p].kind == OUTCOME_ABSENT || r->paths[p].kind == OUTCOME_NOT_RUN ||
-	    r->paths[PATH_SYSCALL].kind == OUTCOME_NOT_RUN)
+	    r->paths[PATH_SYSCALL].kind == OUTCOME_NOT_RUN ||
+	    r->paths[PATH_SYSCALL].kind == OUTCOME_REFUSED)
 		return false;
 	return !same_outcome(&r->paths[p], &r->paths[PATH_SYSCALL]);
 }
@@ -128,8 +140,7 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 {
 	slot->done = 0;
 	slot->value = 0;
-	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = child_start();
 	if (pid < 0) {
 		o->kind = OUTCOME_NOT_RUN;
 		o->value = -errno;
@@ -147,14 +158,12 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 		slot->done = 1;
 		_exit(0);
 	}
-	int status;
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			o->kind = OUTCOME_NOT_RUN;
-			o->value = -errno;
-			o->why = "waitpid";
-			return;
-		}
+	int status, e = child_wait(pid, &status);
+	if (e) {
+		o->kind = OUTCOME_NOT_RUN;
+		o->value = e;
+		o->why = "waitpid";
+		return;
 	}
 	if (WIFSIGNALED(status)) {
 		o->sig = WTERMSIG(status);
@@ -167,6 +176,48 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 		o->value = 0;
 		o->why = "child exited without a result";
 	}
+}
+
+/*
+ * The syscall's outcome is the reference: refused by a sandbox (EPERM,
+ * ENOSYS, killed by SIGSYS) or missing in the kernel, it says nothing about
+ * the case, and the case compares nothing.
+ */
+static void refuse_reference(struct outcome *o)
+{
+	if (o->kind == OUTCOME_RETURNED && reference_refused(o->value)) {
+		o->kind = OUTCOME_REFUSED;
+		o->sig = 0;
+	} else if (o->kind == OUTCOME_SIGNAL && o->sig == SIGSYS) {
+		o->kind = OUTCOME_REFUSED;
+	}
+}
+
+/* Why the first refused case of each function was skipped, on out (one line each). */
+static unsigned print_refused(FILE *out, const char *indent, const struct abi_case *cases,
+			      const struct case_result *results, unsigned count)
+{
+	unsigned total = 0;
+	bool said[VDSOKIT_FN_COUNT] = { false };
+	for (unsigned i = 0; i < count; i++) {
+		const struct outcome *o = &results[i].paths[PATH_SYSCALL];
+		if (o->kind != OUTCOME_REFUSED)
+			continue;
+		total++;
+		if (!out || said[cases[i].fn])
+			continue;
+		said[cases[i].fn] = true;
+		unsigned n = 0;
+		for (unsigned j = 0; j < count; j++)
+			n += cases[j].fn == cases[i].fn &&
+			     results[j].paths[PATH_SYSCALL].kind == OUTCOME_REFUSED;
+		char why[240];
+		fprintf(out, "%s%u %s case%s skipped: %s\n", indent, n, cli_func_name(cases[i].fn),
+			n == 1 ? "" : "s", o->sig ?
+			reference_why_killed(cli_func_name(cases[i].fn), why, sizeof(why)) :
+			reference_why(cli_func_name(cases[i].fn), o->value, why, sizeof(why)));
+	}
+	return total;
 }
 
 /* Whether the vDSO has the function at all: a valid call says -ENOSYS if not. */
@@ -193,18 +244,12 @@ static int sleeper_error;   /* why start_sleeper found no second process */
 
 static pid_t start_sleeper(void)
 {
-	pid_t parent = getpid();
-	fflush(NULL);
-	pid_t pid = fork();
+	pid_t pid = child_start();
 	if (pid < 0)
 		sleeper_error = errno;
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-		if (getppid() != parent)
-			_exit(0);
+	if (pid == 0)
 		for (;;)
 			pause();
-	}
 	return pid > 0 ? pid : 0;
 }
 
@@ -212,13 +257,14 @@ static pid_t start_sleeper(void)
 static pid_t find_gone_pid(void)
 {
 	for (int attempt = 0; attempt < 8; attempt++) {
-		fflush(NULL);
-		pid_t pid = fork();
+		pid_t pid = child_start();
 		if (pid < 0)
 			return 0;
 		if (pid == 0)
 			_exit(0);
-		waitpid(pid, NULL, 0);
+		if (child_wait(pid, NULL) != 0)
+			return 0;
+		/* A refused kill() (EPERM) proves nothing: no such pid then. */
 		if (kill(pid, 0) != 0 && errno == ESRCH)
 			return pid;
 	}
@@ -344,8 +390,9 @@ static void print_text(const struct abi_case *cases, const struct case_result *r
 						  TABLE_LEFT, TABLE_LEFT };
 	struct host_facts h;
 	host_facts_read(&h);
-	printf("vdsokit abi: Linux %s %s, library %s, vDSO %s; %u cases, each call in its own "
-	       "child process\n\n", h.kernel_release, h.machine, vdsokit_arch_name(),
+	printf("vdsokit abi: Linux %s, library %s, %s%s; %u cases, each call in its own "
+	       "child process\n\n", host_kernel_text(&h), vdsokit_arch_name(),
+	       cli_image_path() ? "image " : "vDSO ", cli_image_path() ? cli_image_path() :
 	       h.auxv_sysinfo_ehdr ? "mapped" : "not mapped", count);
 
 	struct table t;
@@ -396,19 +443,27 @@ static void print_text(const struct abi_case *cases, const struct case_result *r
 		dv += differs(&results[i], PATH_VDSO);
 		dl += differs(&results[i], PATH_LIBRARY);
 	}
+	unsigned refused = print_refused(NULL, "", cases, results, count);
+	if (refused) {
+		printf("\nSkipped, nothing to compare with:\n");
+		print_refused(stdout, "  ", cases, results, count);
+	}
 	if (not_run == count)
 		printf("\n%u cases: none ran, %u could not be run: nothing compared\n", count, not_run);
 	else
-		printf("\n%u cases: %u ran, %u could not be run; the vDSO differs from the syscall "
-		       "in %u, the library in %u\n", count, count - not_run, not_run, dv, dl);
+		printf("\n%u cases: %u ran, %u could not be run, %u skipped (the reference refused); "
+		       "the vDSO differs from the syscall in %u, the library in %u\n", count,
+		       count - not_run, not_run, refused, dv, dl);
 }
 
-static void json_outcome(struct json_writer *w, const char *key, const struct outcome *o)
+static void json_outcome(struct json_writer *w, const char *key, const struct outcome *o,
+			 const char *w_syscall)
 {
 	char sig[16];
 	json_key(w, key);
 	json_object_begin(w);
-	static const char *const kinds[] = { "returned", "signal", "absent", "timeout", "not_run" };
+	static const char *const kinds[] = { "returned", "signal", "absent", "timeout", "not_run",
+					     "refused" };
 	json_kv_string(w, "outcome", kinds[o->kind]);
 	if (o->kind == OUTCOME_RETURNED) {
 		json_kv_int(w, "return", o->value);
@@ -420,6 +475,13 @@ static void json_outcome(struct json_writer *w, const char *key, const struct ou
 	if (o->kind == OUTCOME_NOT_RUN) {
 		char why[96];
 		json_kv_string(w, "reason", not_run_reason(o, why, sizeof(why)));
+	}
+	if (o->kind == OUTCOME_REFUSED) {
+		char why[240];
+		json_kv_string(w, "error", o->sig ? NULL : errno_name((int)-o->value));
+		json_kv_string(w, "signal", o->sig ? signal_name(o->sig, sig, sizeof(sig)) : NULL);
+		json_kv_string(w, "reason", o->sig ? reference_why_killed(w_syscall, why, sizeof(why)) :
+			       reference_why(w_syscall, o->value, why, sizeof(why)));
 	}
 	json_object_end(w);
 }
@@ -433,6 +495,7 @@ static void print_json(const struct abi_case *cases, const struct case_result *r
 	host_facts_read(&h);
 	json_document_begin(&w, stdout, "abi");
 	json_host(&w, &h, init_result);
+	json_kv_string(&w, "image", cli_image_path());
 	json_key(&w, "cases");
 	json_array_begin(&w);
 	unsigned dv = 0, dl = 0;
@@ -448,7 +511,7 @@ static void print_json(const struct abi_case *cases, const struct case_result *r
 			json_kv_int(&w, "clock", c->clock);
 		json_kv_string(&w, "pointer", abi_pointer_name(c->pointer));
 		for (unsigned p = 0; p < PATH_COUNT; p++)
-			json_outcome(&w, path_keys[p], &results[i].paths[p]);
+			json_outcome(&w, path_keys[p], &results[i].paths[p], cli_func_name(c->fn));
 		bool v = differs(&results[i], PATH_VDSO), l = differs(&results[i], PATH_LIBRARY);
 		dv += v;
 		dl += l;
@@ -484,6 +547,7 @@ static void print_json(const struct abi_case *cases, const struct case_result *r
 	json_kv_int(&w, "cases", count);
 	json_kv_int(&w, "ran", count - not_run);
 	json_kv_int(&w, "not_run", not_run);
+	json_kv_int(&w, "refused", print_refused(NULL, "", cases, results, count));
 	/* Counts of differences exist only where something was compared. */
 	json_key(&w, "vdso_differs");
 	if (not_run == count)
@@ -576,14 +640,17 @@ int cmd_abi(int argc, char **argv)
 				o->kind = OUTCOME_ABSENT;
 			else
 				run_in_child(&cases[i], p, &memory, slot, o);
+			if (p == PATH_SYSCALL)
+				refuse_reference(o);
 			lost |= o->kind == OUTCOME_NOT_RUN;
 		}
 		not_run += lost;
 	}
-	if (procs.other) {
-		kill(procs.other, SIGKILL);
-		waitpid(procs.other, NULL, 0);
-	}
+	/* A refused kill() leaves the sleeper to its parent-death signal: no wait for it. */
+	int stopped = child_stop(procs.other);
+	if (stopped)
+		cli_warning(argv[0], "cannot end the sleeping child %d (kill: %s): it ends when "
+			    "this process does", (int)procs.other, errno_name(-stopped));
 	if (!procs.other)
 		cli_warning(argv[0], "no second process (fork: %s): the cases with another "
 			    "process's clock were left out", errno_name(sleeper_error));

@@ -422,8 +422,8 @@ static int measure(struct bench_run *run, const struct bench_options *o)
 static void print_header(FILE *out, const struct bench_run *run)
 {
 	char floor[32];
-	fprintf(out, "vdsokit bench: Linux %s %s, clocksource %s%s%s\n",
-		run->host.kernel_release, run->host.machine,
+	fprintf(out, "vdsokit bench: Linux %s, clocksource %s%s%s\n",
+		host_kernel_text(&run->host),
 		fact_text(&run->host.clocksource),
 		run->host.cpu_model.known ? ", " : "", run->host.cpu_model.text);
 	if (run->init_result)
@@ -783,8 +783,8 @@ static int write_svg(struct cli_output_file *file, const struct bench_run *run)
 				run->rows[i].r[p].available ? run->rows[i].r[p].median_ns : NAN;
 	}
 	snprintf(subtitle, sizeof(subtitle),
-		 "Linux %s %s, clocksource %s; median of batch means; floor %.2f ns",
-		 run->host.kernel_release, run->host.machine,
+		 "Linux %s, clocksource %s; median of batch means; floor %.2f ns",
+		 host_kernel_text(&run->host),
 		 fact_text(&run->host.clocksource),
 		 run->floor.median_ns);
 	struct bar_chart chart = {
@@ -809,20 +809,23 @@ int cmd_bench(int argc, char **argv)
 	if (status)
 		return status < 0 ? CLI_EXIT_OK : status;
 
-	/* A path that cannot be written is found before seconds of measuring. */
-	struct cli_output_file svg;
-	if (o.svg_path && (status = cli_output_open(&svg, "bench", o.svg_path)) != 0)
+	/*
+	 * A path that cannot be written is found before seconds of measuring;
+	 * the file itself (a temporary) is opened only after them, so that an
+	 * interrupted hour of measuring leaves nothing behind.
+	 */
+	if (o.svg_path && (status = cli_output_check("bench", o.svg_path)) != 0)
 		return status;
 
 	/* A few KiB of results: static, not on the stack. */
 	static struct bench_run run;
 	memset(&run, 0, sizeof(run));
 	status = measure(&run, &o);
-	if (status) {
-		if (o.svg_path)
-			cli_output_abort(&svg);
+	if (status)
 		return status;
-	}
+	struct cli_output_file svg;
+	if (o.svg_path && (status = cli_output_open(&svg, "bench", o.svg_path)) != 0)
+		return status;
 
 	/* The chart first: a failed write must leave no JSON or CSV behind (docs/json.md). */
 	if (o.svg_path && (status = write_svg(&svg, &run)) != 0)

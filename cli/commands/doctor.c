@@ -24,6 +24,7 @@
 #include "host/host.h"
 #include "measure/measure.h"
 #include "images/images.h"
+#include "checks/reference.h"
 
 /* A vDSO read within this factor of the syscall's cost is the syscall. */
 #define FALLBACK_RATIO 2.0
@@ -39,15 +40,8 @@ const char *doctor_severity_name(enum doctor_severity severity)
 	return severity < DOCTOR_SEVERITY_COUNT ? severity_names[severity] : "?";
 }
 
-static struct doctor_finding *finding_add(struct doctor_report *r, const char *id,
-					  enum doctor_severity severity, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void evidence(struct doctor_finding *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-static void action(struct doctor_finding *f, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
-static struct doctor_finding *finding_add(struct doctor_report *r, const char *id,
+struct doctor_finding *doctor_finding_add(struct doctor_report *r, const char *id,
 					  enum doctor_severity severity, const char *fmt, ...)
 {
 	static struct doctor_finding overflow;
@@ -63,7 +57,7 @@ static struct doctor_finding *finding_add(struct doctor_report *r, const char *i
 	return f;
 }
 
-static void evidence(struct doctor_finding *f, const char *fmt, ...)
+void doctor_evidence(struct doctor_finding *f, const char *fmt, ...)
 {
 	if (f->evidence_count >= DOCTOR_MAX_EVIDENCE)
 		return;
@@ -73,7 +67,7 @@ static void evidence(struct doctor_finding *f, const char *fmt, ...)
 	va_end(ap);
 }
 
-static void action(struct doctor_finding *f, const char *fmt, ...)
+void doctor_action(struct doctor_finding *f, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -126,19 +120,19 @@ static void check_vdso(struct doctor_report *r, const struct host_facts *host,
 			v->size = maps[i].end - maps[i].start;
 
 	if (doctor_image_file) {
-		/* use_image_file() mapped it and the library took it. */
+		/* use_image_file() copied it into memory and the library took it. */
 		const struct vdsokit_image *img = vdsokit_process_image();
 		v->mapped = img != NULL;
 		v->address = img ? (unsigned long)(uintptr_t)img->data : 0;
 		v->size = img ? img->size : 0;
-		struct doctor_finding *f = finding_add(r, "vdso-image", SEVERITY_INFO,
+		struct doctor_finding *f = doctor_finding_add(r, "vdso-image", SEVERITY_INFO,
 			"test aid: examining the vDSO image file %s (--image), not this kernel's vDSO",
 			doctor_image_file);
-		evidence(f, "mapped at %#lx, %zu bytes, %u dynamic symbols", v->address, v->size,
+		doctor_evidence(f, "mapped at %#lx, %zu bytes, %u dynamic symbols", v->address, v->size,
 			 img ? img->symbol_count : 0);
-		evidence(f, "getauxval(AT_SYSINFO_EHDR) = %#lx: the kernel's vDSO, not examined",
+		doctor_evidence(f, "getauxval(AT_SYSINFO_EHDR) = %#lx: the kernel's vDSO, not examined",
 			 host->auxv_sysinfo_ehdr);
-		action(f, "the findings about the vDSO's functions, clocksource and stack use "
+		doctor_action(f, "the findings about the vDSO's functions, clocksource and stack use "
 		       "describe the file; run without --image for this system's");
 		return;
 	}
@@ -151,83 +145,84 @@ static void check_vdso(struct doctor_report *r, const struct host_facts *host,
 			snprintf(size, sizeof(size), "%zu KiB", v->size / 1024);
 		else
 			snprintf(size, sizeof(size), "size unknown");
-		struct doctor_finding *f = finding_add(r, "vdso", SEVERITY_OK,
+		struct doctor_finding *f = doctor_finding_add(r, "vdso", SEVERITY_OK,
 			"vDSO mapped at %#lx (%s), %u dynamic symbols", v->address, size,
 			img ? img->symbol_count : 0);
-		evidence(f, "getauxval(AT_SYSINFO_EHDR) = %#lx", v->address);
+		doctor_evidence(f, "getauxval(AT_SYSINFO_EHDR) = %#lx", v->address);
 		if (!host->maps.known)
-			evidence(f, "mapping size unknown: %s", fact_reason(&host->maps));
+			doctor_evidence(f, "mapping size unknown: %s", fact_reason(&host->maps));
 		for (unsigned i = 0; i < n; i++)
-			evidence(f, "/proc/self/maps: %#lx-%#lx %s %s", (unsigned long)maps[i].start,
+			doctor_evidence(f, "/proc/self/maps: %#lx-%#lx %s %s", (unsigned long)maps[i].start,
 				 (unsigned long)maps[i].end, maps[i].perms, maps[i].name);
 		return;
 	}
 	if (v->mapped) {
-		struct doctor_finding *f = finding_add(r, "bad-image", SEVERITY_SLOW,
+		struct doctor_finding *f = doctor_finding_add(r, "bad-image", SEVERITY_SLOW,
 			"the vDSO at %#lx was rejected by the library: every call is a syscall",
 			v->address);
 		struct vdsokit_image img;
-		evidence(f, "vdsokit_init() = %s", errno_name(-init_result));
+		doctor_evidence(f, "vdsokit_init() = %s", errno_name(-init_result));
 		if (v->size) {
 			int e = vdsokit_image_parse(&img, (const void *)v->address, v->size);
-			evidence(f, "parsing the %zu-byte [vdso] mapping: %s", v->size,
+			doctor_evidence(f, "parsing the %zu-byte [vdso] mapping: %s", v->size,
 				 e ? vdsokit_image_strerror(e) :
 				 "parses, but lacks what this architecture needs");
 		} else {
-			evidence(f, "/proc/self/maps shows no [vdso] mapping at that address");
+			doctor_evidence(f, "/proc/self/maps shows no [vdso] mapping at that address");
 		}
 		if (env->rr)
-			evidence(f, "%s: rr replaces the vDSO with its own", env->rr_evidence);
-		action(f, "run `vdsokit info` and `vdsokit dump -o vdso.so`, then report the image "
+			doctor_evidence(f, "%s: rr replaces the vDSO with its own", env->rr_evidence);
+		doctor_action(f, "run `vdsokit info` and `vdsokit dump -o vdso.so`, then report the image "
 		       "(readelf -a vdso.so) to the vdsokit developers");
 		return;
 	}
 
-	struct doctor_finding *f = finding_add(r, "no-vdso", SEVERITY_SLOW,
+	struct doctor_finding *f = doctor_finding_add(r, "no-vdso", SEVERITY_SLOW,
 					"no vDSO is mapped in this process: every call is a syscall");
-	evidence(f, "getauxval(AT_SYSINFO_EHDR) = 0");
+	doctor_evidence(f, "getauxval(AT_SYSINFO_EHDR) = 0");
 	if (env->auxv_file_readable)
-		evidence(f, "/proc/self/auxv %s AT_SYSINFO_EHDR", env->auxv_file_has_vdso ?
+		doctor_evidence(f, "/proc/self/auxv %s AT_SYSINFO_EHDR", env->auxv_file_has_vdso ?
 			 "has an" : "has no");
 	if (env->maps_readable)
-		evidence(f, "/proc/self/maps has %s[vdso] mapping%s", env->maps_has_vdso ? "a " : "no ",
+		doctor_evidence(f, "/proc/self/maps has %s[vdso] mapping%s", env->maps_has_vdso ? "a " : "no ",
 			 env->maps_has_vvar ? " (its [vvar] data pages are there)" : "");
 	if (env->cmdline_readable)
-		evidence(f, "/proc/cmdline: %s", env->cmdline_vdso[0] ? env->cmdline_vdso :
+		doctor_evidence(f, "/proc/cmdline: %s", env->cmdline_vdso[0] ? env->cmdline_vdso :
 			 "no vdso=0 option");
 
 	if (env->valgrind) {
 		v->reason_id = "valgrind";
 		v->reason = "running under valgrind, which does not pass the vDSO on to the program";
-		action(f, "expected under valgrind; measure and verify without it");
+		doctor_action(f, "expected under valgrind; measure and verify without it");
 	} else if (env->qemu_user) {
 		v->reason_id = "qemu-user";
 		v->reason = "running under qemu-user, which maps no vDSO for the emulated program";
-		action(f, "expected under qemu-user; to use the vDSO of %s, run on a real kernel of that "
+		doctor_action(f, "expected under qemu-user; to use the vDSO of %s, run on a real kernel of that "
 		       "architecture (or qemu-system)", vdsokit_arch_name());
-	} else if (env->cmdline_vdso[0]) {
-		v->reason_id = "cmdline";
-		v->reason = "the kernel was booted with the vDSO disabled";
-		action(f, "remove %s from the kernel command line (bootloader configuration) and "
-		       "reboot", env->cmdline_vdso);
 	} else if (env->auxv_file_has_vdso) {
+		/* The kernel's own auxv shows the entry: a vdso=0 it ignored is no cause. */
 		v->reason_id = "loader";
 		v->reason = "the kernel mapped a vDSO but AT_SYSINFO_EHDR did not reach the program "
 			    "(a loader, tracer or sandbox removed it)";
-		action(f, "run the program directly, without the tool that starts it");
+		doctor_action(f, "run the program directly, without the tool that starts it");
+	} else if (env->cmdline_vdso[0]) {
+		v->reason_id = "cmdline";
+		v->reason = "the kernel was booted with the vDSO disabled";
+		doctor_action(f, "remove %s from the kernel command line (bootloader configuration) and "
+		       "reboot", env->cmdline_vdso);
 	} else if (arch_without_vdso(vdsokit_arch_name())) {
 		v->reason_id = "arch";
 		v->reason = "mainline kernels of this architecture have no vDSO";
-		action(f, "none on this kernel: a kernel with a vDSO for %s would be needed",
+		doctor_action(f, "none on this kernel: a kernel with a vDSO for %s would be needed",
 		       vdsokit_arch_name());
 	} else {
 		v->reason_id = "unknown";
 		v->reason = "unknown: a kernel built without a vDSO for this ABI (e.g. 32-bit compat "
 			    "vDSO disabled), a sandbox such as gVisor, or an emulator not recognised";
-		action(f, "check the kernel configuration (CONFIG_GENERIC_GETTIMEOFDAY, "
+		doctor_action(f, "check the kernel configuration (CONFIG_GENERIC_GETTIMEOFDAY, "
 		       "CONFIG_COMPAT_VDSO) and what starts this program");
 	}
-	evidence(f, "likely reason: %s", v->reason);
+	doctor_evidence(f, "likely reason: %s", v->reason);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -237,32 +232,32 @@ static void check_vdso(struct doctor_report *r, const struct host_facts *host,
 static void check_tools(struct doctor_report *r, const struct doctor_env *env, const struct host_facts *h)
 {
 	if (env->valgrind) {
-		struct doctor_finding *f = finding_add(r, "valgrind", SEVERITY_SLOW,
+		struct doctor_finding *f = doctor_finding_add(r, "valgrind", SEVERITY_SLOW,
 			"running under valgrind: its CPU emulation replaces every fast path");
 		for (unsigned i = 0; i < 2; i++)
 			if (env->valgrind_evidence[i][0])
-				evidence(f, "%s", env->valgrind_evidence[i]);
+				doctor_evidence(f, "%s", env->valgrind_evidence[i]);
 		if (h->process_name.known)
-			evidence(f, "process name %s (/proc/self/status)", h->process_name.text);
-		action(f, "figures and routes under valgrind say nothing about the real machine: "
+			doctor_evidence(f, "process name %s (/proc/self/status)", h->process_name.text);
+		doctor_action(f, "figures and routes under valgrind say nothing about the real machine: "
 		       "measure without it");
 	}
 	if (env->qemu_user) {
-		struct doctor_finding *f = finding_add(r, "qemu-user", SEVERITY_SLOW,
+		struct doctor_finding *f = doctor_finding_add(r, "qemu-user", SEVERITY_SLOW,
 			"emulated by qemu-user (%s code, host CPU %s): no vDSO", vdsokit_arch_name(),
 			env->cpuinfo_family[0] ? env->cpuinfo_family : "unknown");
 		for (unsigned i = 0; i < env->qemu_evidence_count; i++)
-			evidence(f, "%s", env->qemu_evidence[i]);
+			doctor_evidence(f, "%s", env->qemu_evidence[i]);
 		if (!h->auxv_sysinfo_ehdr)
-			evidence(f, "getauxval(AT_SYSINFO_EHDR) = 0");
-		action(f, "timings are emulated and every call is a syscall translated by qemu; run "
+			doctor_evidence(f, "getauxval(AT_SYSINFO_EHDR) = 0");
+		doctor_action(f, "timings are emulated and every call is a syscall translated by qemu; run "
 		       "under qemu-system with a real kernel to see the vDSO of %s", vdsokit_arch_name());
 	}
 	if (env->rr) {
-		struct doctor_finding *f = finding_add(r, "rr", SEVERITY_WARNING,
+		struct doctor_finding *f = doctor_finding_add(r, "rr", SEVERITY_WARNING,
 			"running under rr: it remaps the vDSO and patches its calls");
-		evidence(f, "%s", env->rr_evidence);
-		action(f, "measure without rr");
+		doctor_evidence(f, "%s", env->rr_evidence);
+		doctor_action(f, "measure without rr");
 	}
 }
 
@@ -385,9 +380,9 @@ static void group_finding(struct doctor_report *r, const char *list, const char 
 {
 	if (!list[0])
 		return;
-	struct doctor_finding *f = finding_add(r, id, severity, "%s: %s", title, list);
-	evidence(f, "vdsokit_route_of: %s", path_says);
-	action(f, "%s", todo);
+	struct doctor_finding *f = doctor_finding_add(r, id, severity, "%s: %s", title, list);
+	doctor_evidence(f, "vdsokit_route_of: %s", path_says);
+	doctor_action(f, "%s", todo);
 }
 
 /*
@@ -416,19 +411,19 @@ static void report_rseq_cpu_only(struct doctor_report *r, const struct vdsokit_r
 			 p->version ? "@" : "", p->version ? p->version : "");
 	else
 		snprintf(node_path, sizeof(node_path), "the %s syscall", p->syscall ? p->syscall : "getcpu");
-	struct doctor_finding *f = finding_add(r, "rseq-cpu-only", SEVERITY_INFO,
+	struct doctor_finding *f = doctor_finding_add(r, "rseq-cpu-only", SEVERITY_INFO,
 		"getcpu reads the CPU from the rseq area; a call that asks for the node takes %s",
 		node_path);
-	evidence(f, "vdsokit_route_of(getcpu): route %s, %s", vdsokit_route_name(p->route),
+	doctor_evidence(f, "vdsokit_route_of(getcpu): route %s, %s", vdsokit_route_name(p->route),
 		 vdsokit_reason_text(p->reason));
 	if (kernel_fills < RSEQ_NODE_ID_END)
-		evidence(f, "getauxval(AT_RSEQ_FEATURE_SIZE) = %lu: this kernel keeps no node_id in "
+		doctor_evidence(f, "getauxval(AT_RSEQ_FEATURE_SIZE) = %lu: this kernel keeps no node_id in "
 			 "the rseq area (Linux 6.3 and later do)", kernel_fills);
 	else
-		evidence(f, "getauxval(AT_RSEQ_FEATURE_SIZE) = %lu: this kernel fills node_id, but "
+		doctor_evidence(f, "getauxval(AT_RSEQ_FEATURE_SIZE) = %lu: this kernel fills node_id, but "
 			 "the libc registered %u bytes of the area (__rseq_size), which end before it",
 			 kernel_fills, &__rseq_size ? __rseq_size : 0);
-	action(f, "none: getcpu without the node (node NULL) is one load%s", p->symbol ?
+	doctor_action(f, "none: getcpu without the node (node NULL) is one load%s", p->symbol ?
 	       ", and with it still runs in user space" :
 	       "; where the node is asked for often, a kernel and libc that share node_id in the "
 	       "rseq area make that one load too");
@@ -543,19 +538,19 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 	}
 	if (!v->mapped || !v->usable)
 		return;
-	struct doctor_finding *f = finding_add(r, "functions", SEVERITY_OK,
+	struct doctor_finding *f = doctor_finding_add(r, "functions", SEVERITY_OK,
 					"%u function/clock routes run in user space", fast_count);
-	evidence(f, "%s", fast);
+	doctor_evidence(f, "%s", fast);
 	group_finding(r, absent, "symbol-absent", SEVERITY_INFO, "this kernel's vDSO lacks",
 		      vdsokit_reason_text(VDSOKIT_REASON_SYMBOL_ABSENT),
 		      "a newer kernel has them (getrandom: Linux 6.11 on x86_64, 6.12 on arm64, "
 		      "powerpc, s390); until then the library makes the syscall");
 	if (passed_by[0]) {
-		f = finding_add(r, "entry-is-syscall", SEVERITY_INFO,
+		f = doctor_finding_add(r, "entry-is-syscall", SEVERITY_INFO,
 				"vDSO entries the library passes by, making the syscall itself: %s",
 				passed_by_names);
-		evidence(f, "%s", passed_by);
-		action(f, "%s", passed_by_explained ?
+		doctor_evidence(f, "%s", passed_by);
+		doctor_action(f, "%s", passed_by_explained ?
 		       "none: these entries would make the same syscall after a detour through "
 		       "the vDSO; the library makes it directly" :
 		       "none needed: the library's syscall is correct; `vdsokit bench` shows whether "
@@ -566,17 +561,17 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 		      vdsokit_reason_text(VDSOKIT_REASON_NOT_ON_ARCH),
 		      "none: the syscall is the only route for these on this architecture");
 	if (kernel_clocks[0]) {
-		f = finding_add(r, "kernel-clocks", SEVERITY_INFO,
+		f = doctor_finding_add(r, "kernel-clocks", SEVERITY_INFO,
 				"the vDSO of this architecture has no user-space read for: %s",
 				kernel_clocks);
-		evidence(f, "vdsokit_route_of: %s", vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL));
+		doctor_evidence(f, "vdsokit_route_of: %s", vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL));
 		if (monotonic_in_kernel())
-			action(f, "none: the vDSO of %s has no user-space read for MONOTONIC whatever "
+			doctor_action(f, "none: the vDSO of %s has no user-space read for MONOTONIC whatever "
 			       "the clocksource, so it would make these syscalls itself and MONOTONIC "
 			       "gains nothing: the library makes them directly; in user space run: %s",
 			       vdsokit_arch_name(), user_space[0] ? user_space : "nothing");
 		else
-			action(f, "none: the library makes the syscall directly, saving the vDSO's "
+			doctor_action(f, "none: the library makes the syscall directly, saving the vDSO's "
 			       "detour");
 	}
 	group_finding(r, time32, "time32", SEVERITY_INFO, "only 32-bit-time vDSO entries for",
@@ -630,16 +625,16 @@ static void check_failing_calls(struct doctor_report *r, const struct host_facts
 	}
 	if (!failing[0])
 		return;
-	struct doctor_finding *f = finding_add(r, "calls-fail", SEVERITY_SLOW, "calls that fail here: %s",
+	struct doctor_finding *f = doctor_finding_add(r, "calls-fail", SEVERITY_SLOW, "calls that fail here: %s",
 					failing);
-	evidence(f, "one call of each through libvdsokit returned these errors");
+	doctor_evidence(f, "one call of each through libvdsokit returned these errors");
 	if (h->seccomp_mode.known)
-		evidence(f, "%s: Seccomp: %lld%s, Seccomp_filters: %s", h->seccomp_mode.source,
+		doctor_evidence(f, "%s: Seccomp: %lld%s, Seccomp_filters: %s", h->seccomp_mode.source,
 			 h->seccomp_mode.value, h->seccomp_mode.value == 2 ? " (filter)" :
 			 h->seccomp_mode.value == 1 ? " (strict)" : "", fact_text(&h->seccomp_filters));
 	else
-		evidence(f, "seccomp mode unknown: %s", fact_reason(&h->seccomp_mode));
-	action(f, "%s refuses the syscalls these calls need: allow them in its policy (the "
+		doctor_evidence(f, "seccomp mode unknown: %s", fact_reason(&h->seccomp_mode));
+	doctor_action(f, "%s refuses the syscalls these calls need: allow them in its policy (the "
 	       "vDSO's getrandom needs the getrandom syscall to set up its state)",
 	       h->seccomp_mode.known && h->seccomp_mode.value == 2 ? "the seccomp filter" :
 	       "a seccomp filter or sandbox");
@@ -649,18 +644,18 @@ static void check_failing_calls(struct doctor_report *r, const struct host_facts
 static void check_cputime(struct doctor_report *r)
 {
 	static const long clocks[] = { CLOCK_PROCESS_CPUTIME_ID, CLOCK_THREAD_CPUTIME_ID };
-	struct doctor_finding *f = finding_add(r, "cputime-syscall", SEVERITY_INFO,
+	struct doctor_finding *f = doctor_finding_add(r, "cputime-syscall", SEVERITY_INFO,
 					"CPU-time clocks always take a syscall");
 	for (unsigned i = 0; i < 2; i++) {
 		struct vdsokit_route_info p;
 		char name[32];
 		if (vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)clocks[i], &p) != 0)
 			continue;
-		evidence(f, "clock_gettime(%s): route %s, %s%s%s", clock_id_name(name, sizeof(name),
+		doctor_evidence(f, "clock_gettime(%s): route %s, %s%s%s", clock_id_name(name, sizeof(name),
 			 clocks[i]), vdsokit_route_name(p.route), vdsokit_reason_text(p.reason),
 			 p.syscall ? ", syscall " : "", p.syscall ? p.syscall : "");
 	}
-	action(f, "expected: only the kernel knows a task's CPU time; to time code cheaply, take "
+	doctor_action(f, "expected: only the kernel knows a task's CPU time; to time code cheaply, take "
 	       "CLOCK_MONOTONIC differences");
 }
 
@@ -690,7 +685,9 @@ static int clocksource_vdso_capable(const char *name)
 
 struct clocksource_facts {
 	int capable;                 /* of the current one, as clocksource_vdso_capable */
-	bool measured;
+	bool measured;               /* both paths, so the ratio stands         */
+	bool vdso_measured;          /* the vDSO's figure alone (vdso_ns)       */
+	long syscall_refused;        /* the reference's -errno when refused     */
 	double vdso_ns, syscall_ns, ratio;
 	bool fallback;               /* the measurement (or the name) proves it */
 };
@@ -706,8 +703,17 @@ static void measure_monotonic(struct clocksource_facts *cs, double seconds)
 	wanted[BENCH_VDSO] = wanted[BENCH_SYSCALL] = true;
 	bench_case_init(&c, VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC);
 	bench_measure(&c, wanted, &config, results);
-	if (!results[BENCH_VDSO].available || !results[BENCH_SYSCALL].available ||
-	    results[BENCH_VDSO].first_result != 0)
+	if (!results[BENCH_VDSO].available || results[BENCH_VDSO].refused ||
+	    results[BENCH_VDSO].first_result != 0 || !isfinite(results[BENCH_VDSO].median_ns))
+		return;
+	cs->vdso_measured = true;
+	cs->vdso_ns = results[BENCH_VDSO].median_ns;
+	/* A refused syscall is no figure: nothing to divide by. */
+	if (results[BENCH_SYSCALL].refused) {
+		cs->syscall_refused = results[BENCH_SYSCALL].refused;
+		return;
+	}
+	if (!results[BENCH_SYSCALL].available || !isfinite(results[BENCH_SYSCALL].median_ns))
 		return;
 	cs->measured = true;
 	cs->vdso_ns = results[BENCH_VDSO].median_ns;
@@ -743,68 +749,84 @@ static void check_clocksource(struct doctor_report *r, const struct host_facts *
 	struct doctor_finding *f;
 	if (arch_reads_none) {
 		/* Nothing to gain: the library already avoids the vDSO's detour. */
-		f = finding_add(r, "clocksource", SEVERITY_INFO,
+		f = doctor_finding_add(r, "clocksource", SEVERITY_INFO,
 				"clocksource %s has no user-space read on %s: clock_gettime(MONOTONIC) "
 				"is a syscall, which the library makes directly", name,
 				vdsokit_arch_name());
 	} else if (cs->fallback && cs->capable == 0) {
-		f = finding_add(r, "clocksource-fallback", SEVERITY_SLOW,
+		f = doctor_finding_add(r, "clocksource-fallback", SEVERITY_SLOW,
 				"clocksource %s cannot be read from user space: clock_gettime falls "
 				"back to the syscall inside the vDSO", name);
 	} else if (cs->fallback) {
-		f = finding_add(r, "clocksource-fallback", SEVERITY_SLOW,
+		f = doctor_finding_add(r, "clocksource-fallback", SEVERITY_SLOW,
 				"clock_gettime through the vDSO is no cheaper than the syscall with "
 				"clocksource %s (measured)", name);
+	} else if (cs->measured && cs->capable == 0) {
+		/* Two facts that cannot both hold: say both, believe neither. */
+		char x[32];
+		f = doctor_finding_add(r, "clocksource-contradiction", SEVERITY_WARNING,
+				"sysfs names clocksource %s, which the vDSO cannot read, yet "
+				"clock_gettime through the vDSO measures %s cheaper than the syscall",
+				name, fmt_ratio(x, sizeof(x), cs->ratio));
+		doctor_action(f, "one of the two is wrong: a stale or substituted sysfs (a container's "
+		       "/sys), or a clocksource switched during the run; read %s again and "
+		       "compare with `vdsokit bench`",
+		       "/sys/devices/system/clocksource/clocksource0/current_clocksource");
 	} else if (v->mapped && v->usable && h->clocksource.known) {
-		f = finding_add(r, "clocksource", SEVERITY_OK,
+		f = doctor_finding_add(r, "clocksource", SEVERITY_OK,
 				"clocksource %s is read in user space by the vDSO", name);
 	} else if (v->mapped && v->usable && cs->measured) {
 		/* The measurement speaks; the name is not known, so it is not named. */
-		f = finding_add(r, "clocksource", SEVERITY_OK,
+		f = doctor_finding_add(r, "clocksource", SEVERITY_OK,
 				"clock_gettime(MONOTONIC) runs in user space (measured); the "
 				"clocksource is %s", name);
 	} else {
-		f = finding_add(r, "clocksource", SEVERITY_INFO, "clocksource %s%s", name, foreign);
+		f = doctor_finding_add(r, "clocksource", SEVERITY_INFO, "clocksource %s%s", name, foreign);
 	}
 	if (cs->measured) {
 		char a[32], b[32], x[32];
 		fmt_duration_ns(a, sizeof(a), cs->vdso_ns);
 		fmt_duration_ns(b, sizeof(b), cs->syscall_ns);
 		if (arch_reads_none)
-			evidence(f, "measured clock_gettime(MONOTONIC): the vDSO's own entry %s, the "
+			doctor_evidence(f, "measured clock_gettime(MONOTONIC): the vDSO's own entry %s, the "
 				 "syscall %s per call%s", a, b, cs->fallback ?
 				 ": the entry only makes the syscall" : "");
 		else if (!cs->fallback)
-			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
+			doctor_evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
 				 "the vDSO is %s cheaper", a, b, fmt_ratio(x, sizeof(x), cs->ratio));
 		else if (cs->ratio >= 1)
-			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
+			doctor_evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
 				 "the vDSO is only %s cheaper (below %.0f%s): it costs a syscall", a, b,
 				 fmt_ratio(x, sizeof(x), cs->ratio), FALLBACK_RATIO, cli_times_sign());
 		else
-			evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
+			doctor_evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s, syscall %s per call: "
 				 "the vDSO is %s slower than the syscall", a, b,
 				 fmt_ratio(x, sizeof(x), 1 / cs->ratio));
+	} else if (cs->vdso_measured && cs->syscall_refused) {
+		char a[32], why[240];
+		fmt_duration_ns(a, sizeof(a), cs->vdso_ns);
+		doctor_evidence(f, "measured clock_gettime(MONOTONIC): vDSO %s per call; no comparison: %s",
+			 a, reference_why("clock_gettime", cs->syscall_refused, why, sizeof(why)));
 	} else if (v->mapped && v->usable) {
-		evidence(f, "not measured: no vDSO clock_gettime here");
+		doctor_evidence(f, "not measured: no vDSO clock_gettime here");
 	} else {
-		evidence(f, "not measured: no vDSO in this process");
+		doctor_evidence(f, "not measured: no vDSO in this process");
 	}
-	evidence(f, "current clocksource: %s (/sys/devices/system/clocksource/clocksource0/"
+	doctor_evidence(f, "current clocksource: %s (/sys/devices/system/clocksource/clocksource0/"
 		 "current_clocksource)%s", name, foreign);
-	evidence(f, "available: %s", fact_text(&h->available_clocksources));
+	doctor_evidence(f, "available: %s", fact_text(&h->available_clocksources));
 	if (arch_reads_none)
-		evidence(f, "vdsokit_route_of(clock_gettime(MONOTONIC)): route syscall, %s: the "
+		doctor_evidence(f, "vdsokit_route_of(clock_gettime(MONOTONIC)): route syscall, %s: the "
 			 "library's table of what the vDSO of %s reads, whatever the clocksource",
 			 vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL), vdsokit_arch_name());
 	else
-		evidence(f, "%s %s", name, cs->capable == 1 ? "is a clocksource the vDSO can read" :
+		doctor_evidence(f, "%s %s", name, cs->capable == 1 ? "is a clocksource the vDSO can read" :
 			 cs->capable == 0 ? "has no vDSO read: the vDSO hands every read to the kernel" :
 			 "is not in vdsokit's list of clocksources: the measurement decides");
 	if (env->cmdline_clocksource[0])
-		evidence(f, "kernel command line: %s", env->cmdline_clocksource);
+		doctor_evidence(f, "kernel command line: %s", env->cmdline_clocksource);
 	if (arch_reads_none) {
-		action(f, "none: switching the clocksource cannot help, the vDSO of %s reads none "
+		doctor_action(f, "none: switching the clocksource cannot help, the vDSO of %s reads none "
 		       "of them in user space", vdsokit_arch_name());
 		return;
 	}
@@ -820,18 +842,18 @@ static void check_clocksource(struct doctor_report *r, const struct host_facts *
 		if (clocksource_vdso_capable(tok) == 1 && strcmp(tok, name) != 0 && !better[0])
 			snprintf(better, sizeof(better), "%s", tok);
 	if (better[0])
-		action(f, "switch to %s: echo %s > /sys/devices/system/clocksource/clocksource0/"
+		doctor_action(f, "switch to %s: echo %s > /sys/devices/system/clocksource/clocksource0/"
 		       "current_clocksource (as root)%s%s%s", better, better,
 		       env->cmdline_clocksource[0] ? ", and drop " : "",
 		       env->cmdline_clocksource[0] ? env->cmdline_clocksource : "",
 		       env->cmdline_clocksource[0] ? " from the kernel command line" : "");
 	else if (strcmp(env->build_family, "x86") == 0)
-		action(f, "no vDSO-capable clocksource is available: the TSC was rejected "
+		doctor_action(f, "no vDSO-capable clocksource is available: the TSC was rejected "
 		       "(dmesg | grep -i tsc); in a VM enable kvm-clock or an invariant TSC%s%s",
 		       env->cmdline_clocksource[0] ? "; the command line forces " : "",
 		       env->cmdline_clocksource[0] ? env->cmdline_clocksource : "");
 	else
-		action(f, "no other clocksource is offered: the counter read of %s is slow from user "
+		doctor_action(f, "no other clocksource is offered: the counter read of %s is slow from user "
 		       "space (trapped or emulated, e.g. MIPS rdhwr before R2), so the syscall is "
 		       "the cheaper path on this machine", name);
 }
@@ -869,16 +891,16 @@ static void check_vdso_stack(struct doctor_report *r, const struct vdso_facts *v
 		return;
 	struct doctor_finding *f;
 	if (over == 0) {
-		f = finding_add(r, "vdso-stack", SEVERITY_OK,
+		f = doctor_finding_add(r, "vdso-stack", SEVERITY_OK,
 				"the vDSO's entries touch at most %zu bytes below the stack pointer (%s)",
 				deepest, cli_func_name((enum vdsokit_func)deepest_fn));
 	} else {
-		f = finding_add(r, "vdso-stack-deep", SEVERITY_WARNING,
+		f = doctor_finding_add(r, "vdso-stack-deep", SEVERITY_WARNING,
 				"the vDSO touches more than %d bytes below the stack pointer: %u "
 				"function%s, up to %s%zu bytes (%s)", VDSO_STACK_WARN_BYTES, over,
 				over == 1 ? "" : "s", use[deepest_fn].page_granular ? "about " : "",
 				deepest, cli_func_name((enum vdsokit_func)deepest_fn));
-		action(f, "callers on small stacks (goroutines, green threads, coroutines, signal "
+		doctor_action(f, "callers on small stacks (goroutines, green threads, coroutines, signal "
 		       "handlers on a sigaltstack) can overrun them: Go's runtime corrupted memory "
 		       "on such kernels (golang/go#20427). The likely cause is stack probes: a "
 		       "kernel built with -fstack-check or -fstack-clash-protection; build it with "
@@ -890,7 +912,7 @@ static void check_vdso_stack(struct doctor_report *r, const struct vdso_facts *v
 		const struct vdso_stack_use *u = &use[fn];
 		if (!u->measured || (over && u->deepest <= VDSO_STACK_WARN_BYTES))
 			continue;
-		evidence(f, "%s: %s%zu bytes%s%s%s (%zu written; painted stack, %s)",
+		doctor_evidence(f, "%s: %s%zu bytes%s%s%s (%zu written; painted stack, %s)",
 			 cli_func_name((enum vdsokit_func)fn), u->page_granular ? "at most " : "",
 			 u->deepest, u->deepest_clock >= 0 ? " with CLOCK_" : "",
 			 u->deepest_clock >= 0 ? clock_id_name(clock, sizeof(clock), u->deepest_clock) :
@@ -920,18 +942,18 @@ static void check_environment(struct doctor_report *r, const struct host_facts *
 	struct doctor_finding *f;
 	(void)env;
 	if (h->seccomp_mode.known && h->seccomp_mode.value == 2) {
-		f = finding_add(r, "seccomp", SEVERITY_INFO,
+		f = doctor_finding_add(r, "seccomp", SEVERITY_INFO,
 				"seccomp filters are active: every syscall fallback runs them too");
-		evidence(f, "/proc/self/status: Seccomp: 2, Seccomp_filters: %s",
+		doctor_evidence(f, "/proc/self/status: Seccomp: 2, Seccomp_filters: %s",
 			 fact_text(&h->seccomp_filters));
-		action(f, "vDSO calls never enter the kernel and are not filtered; syscall routes "
+		doctor_action(f, "vDSO calls never enter the kernel and are not filtered; syscall routes "
 		       "(CPU-time clocks, missing symbols) pay for the filters and may be denied");
 	} else if (h->seccomp_mode.known && h->seccomp_mode.value == 1) {
-		f = finding_add(r, "seccomp", SEVERITY_WARNING,
+		f = doctor_finding_add(r, "seccomp", SEVERITY_WARNING,
 				"seccomp strict mode: any syscall but read, write, exit and sigreturn "
 				"kills the process");
-		evidence(f, "/proc/self/status: Seccomp: 1");
-		action(f, "only vDSO routes are safe here; the syscall fallbacks are fatal");
+		doctor_evidence(f, "/proc/self/status: Seccomp: 1");
+		doctor_action(f, "only vDSO routes are safe here; the syscall fallbacks are fatal");
 	}
 
 	bool other_ns = h->time_ns.known && h->init_time_ns.known &&
@@ -939,42 +961,42 @@ static void check_environment(struct doctor_report *r, const struct host_facts *
 	bool offsets = h->monotonic_offset_s.known &&
 		       (h->monotonic_offset_s.value || h->boottime_offset_s.value);
 	if (other_ns || offsets) {
-		f = finding_add(r, "time-namespace", SEVERITY_INFO,
+		f = doctor_finding_add(r, "time-namespace", SEVERITY_INFO,
 				"running in a time namespace%s", offsets ? " with clock offsets" : "");
-		evidence(f, "/proc/self/ns/time %s, /proc/1/ns/time %s", fact_text(&h->time_ns),
+		doctor_evidence(f, "/proc/self/ns/time %s, /proc/1/ns/time %s", fact_text(&h->time_ns),
 			 fact_text(&h->init_time_ns));
 		if (h->monotonic_offset_s.known)
-			evidence(f, "/proc/self/timens_offsets: monotonic %+lld s, boottime %+lld s",
+			doctor_evidence(f, "/proc/self/timens_offsets: monotonic %+lld s, boottime %+lld s",
 				 h->monotonic_offset_s.value, h->boottime_offset_s.value);
 		else
-			evidence(f, "offsets unknown: %s", fact_reason(&h->monotonic_offset_s));
-		action(f, "none: the vDSO applies the offsets from the namespace's data page "
+			doctor_evidence(f, "offsets unknown: %s", fact_reason(&h->monotonic_offset_s));
+		doctor_action(f, "none: the vDSO applies the offsets from the namespace's data page "
 		       "(`vdsokit verify` checks the results against the syscall)");
 	}
 
 	if (sizeof(void *) == 4 && machine_is_64bit(h->machine)) {
-		f = finding_add(r, "compat-32bit", SEVERITY_INFO,
+		f = doctor_finding_add(r, "compat-32bit", SEVERITY_INFO,
 				"32-bit userspace (%s) on a 64-bit kernel (%s)", vdsokit_arch_name(),
 				h->machine);
-		evidence(f, "uname -m: %s; this program: %s, %zu-bit pointers", h->machine,
+		doctor_evidence(f, "uname -m: %s; this program: %s, %zu-bit pointers", h->machine,
 			 vdsokit_arch_name(), sizeof(void *) * 8);
-		action(f, "the kernel maps its compat vDSO; the library prefers its 64-bit-time "
+		doctor_action(f, "the kernel maps its compat vDSO; the library prefers its 64-bit-time "
 		       "entries (clock_gettime64) so results stay right after 2038");
 	}
 
 	if (env->hypervisor[0] && !env->qemu_user) {
-		f = finding_add(r, "virtual-machine", SEVERITY_INFO,
+		f = doctor_finding_add(r, "virtual-machine", SEVERITY_INFO,
 				"running in a virtual machine: %s", env->hypervisor);
-		evidence(f, "clocksource %s; available: %s", fact_text(&h->clocksource),
+		doctor_evidence(f, "clocksource %s; available: %s", fact_text(&h->clocksource),
 			 fact_text(&h->available_clocksources));
 		if (h->clocksource.known && clocksource_vdso_capable(h->clocksource.text) == 1)
-			action(f, "none: %s is read in user space inside this VM too",
+			doctor_action(f, "none: %s is read in user space inside this VM too",
 			       h->clocksource.text);
 		else if (strcmp(env->build_family, "x86") == 0)
-			action(f, "in a VM the vDSO is fast only with a paravirtual or stable TSC "
+			doctor_action(f, "in a VM the vDSO is fast only with a paravirtual or stable TSC "
 			       "clocksource (kvm-clock, tsc, hyperv_clocksource_tsc_page)");
 		else
-			action(f, "check that the VM gives the guest a clocksource its vDSO can read");
+			doctor_action(f, "check that the VM gives the guest a clocksource its vDSO can read");
 	}
 }
 
@@ -997,13 +1019,13 @@ static bool check_unreadable(struct doctor_report *r, const struct host_facts *h
 		if (facts[i]->known)
 			continue;
 		if (!f)
-			f = finding_add(r, "unreadable", SEVERITY_WARNING,
+			f = doctor_finding_add(r, "unreadable", SEVERITY_WARNING,
 					"facts about this process could not be read: their checks "
 					"were not made");
-		evidence(f, "%s unknown: %s", names[i], fact_reason(facts[i]));
+		doctor_evidence(f, "%s unknown: %s", names[i], fact_reason(facts[i]));
 	}
 	if (f)
-		action(f, "run where /proc and /sys are mounted (a container that masks them hides "
+		doctor_action(f, "run where /proc and /sys are mounted (a container that masks them hides "
 		       "the seccomp, namespace and clocksource findings)");
 	return f != NULL;
 }
@@ -1018,8 +1040,9 @@ static unsigned slow_count(const struct doctor_report *r)
 
 static void print_text(const struct doctor_report *r, const struct host_facts *h, bool unreadable)
 {
-	printf("vdsokit doctor: Linux %s %s, library %s, clocksource %s\n\n", h->kernel_release,
-	       h->machine, vdsokit_arch_name(), fact_text(&h->clocksource));
+	printf("vdsokit doctor: Linux %s, library %s, clocksource %s%s%s\n\n", host_kernel_text(h),
+	       vdsokit_arch_name(), fact_text(&h->clocksource),
+	       cli_image_path() ? ", image " : "", cli_image_path() ? cli_image_path() : "");
 	for (unsigned i = 0; i < r->count; i++) {
 		const struct doctor_finding *f = &r->findings[i];
 		static const char *const tags[] = { "ok  ", "info", "warn", "SLOW" };
@@ -1084,6 +1107,7 @@ static void print_json(const struct doctor_report *r, const struct host_facts *h
 	struct json_writer w;
 	json_document_begin(&w, stdout, "doctor");
 	json_host(&w, h, init_result);
+	json_kv_string(&w, "image", cli_image_path());
 
 	json_key(&w, "vdso");
 	json_object_begin(&w);
@@ -1184,6 +1208,8 @@ static void examine(struct doctor_report *r, const struct host_facts *host, int 
 	check_vdso_stack(r, v);
 	check_failing_calls(r, host);
 	check_environment(r, host, env);
+	doctor_check_time32(r);
+	doctor_check_libc_clock(r);
 	r->unreadable = check_unreadable(r, host);
 }
 

@@ -234,8 +234,8 @@ int cmd_info(int argc, char **argv)
 	}
 
 	char a[32];
-	printf("vDSO of this process (pid %d), Linux %s %s\n", (int)getpid(),
-	       host.kernel_release, host.machine);
+	printf("vDSO of this process (pid %d), Linux %s\n", (int)getpid(),
+	       host_kernel_text(&host));
 	if (host.auxv_sysinfo_ehdr)
 		printf("AT_SYSINFO_EHDR: 0x%lx\n", host.auxv_sysinfo_ehdr);
 	else

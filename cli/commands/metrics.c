@@ -97,8 +97,10 @@ static void write_host(FILE *out, const struct host_facts *h, int init_result)
 	       "arch", vdsokit_arch_name(), (const char *)NULL);
 	family(out, "vdsokit_host_info", "gauge",
 	       "The kernel (uname -r) and the machine (uname -m) measured.");
-	sample(out, 1, "vdsokit_host_info", "kernel_release", h->kernel_release,
-	       "machine", h->machine, (const char *)NULL);
+	/* uname refused: the label says unknown, the reason is on the text outputs. */
+	sample(out, 1, "vdsokit_host_info", "kernel_release",
+	       h->uname.known ? h->kernel_release : "unknown", "machine",
+	       h->uname.known ? h->machine : "unknown", (const char *)NULL);
 	family(out, "vdsokit_vdso_usable", "gauge",
 	       "1 when a vDSO is mapped and libvdsokit accepted it, else 0 (every call is a "
 	       "syscall; doctor's no-vdso or bad-image finding says why).");

@@ -370,8 +370,9 @@ int cmd_report(int argc, char **argv)
 	}
 
 	printf("vdsokit report: the vDSO on this machine\n\n");
-	printf("  kernel        Linux %s\n", h.kernel_release);
-	printf("  architecture  %s (libvdsokit built for %s)\n", h.machine, vdsokit_arch_name());
+	printf("  kernel        Linux %s\n", h.uname.known ? h.kernel_release : fact_text(&h.uname));
+	printf("  architecture  %s (libvdsokit built for %s)\n",
+	       h.uname.known ? h.machine : fact_text(&h.uname), vdsokit_arch_name());
 	printf("  clocksource   %s%s%s%s\n", fact_text(&h.clocksource),
 	       h.available_clocksources.known ? " (available: " : "", h.available_clocksources.text,
 	       h.available_clocksources.known ? ")" : "");

@@ -84,10 +84,14 @@ static void print_text(const struct check_list *list, const struct host_facts *h
 		if (strlen(list->items[i].name) > width)
 			width = strlen(list->items[i].name);
 
-	printf("vdsokit verify: Linux %s %s, library %s, clocksource %s, vDSO %s\n",
-	       h->kernel_release, h->machine, vdsokit_arch_name(),
-	       fact_text(&h->clocksource),
+	printf("vdsokit verify: Linux %s, library %s, clocksource %s, %s%s\n",
+	       host_kernel_text(h), vdsokit_arch_name(), fact_text(&h->clocksource),
+	       cli_image_path() ? "image " : "vDSO ",
+	       cli_image_path() ? cli_image_path() :
 	       h->auxv_sysinfo_ehdr ? "mapped" : "not mapped (every path is the syscall)");
+	if (cli_image_path())
+		printf("(a test aid: the vDSO paths run the code of %s, not the kernel's vDSO)\n",
+		       cli_image_path());
 	printf("time budget %.2f s, %u threads\n", seconds, threads);
 	const char *group = "";
 	for (unsigned i = 0; i < list->count; i++) {
@@ -124,6 +128,7 @@ static void print_json(const struct check_list *list, const struct host_facts *h
 	json_object_begin(&w);
 	json_kv_double(&w, "seconds", seconds);
 	json_kv_int(&w, "threads", threads);
+	json_kv_string(&w, "image", cli_image_path());
 	json_object_end(&w);
 	json_key(&w, "checks");
 	json_array_begin(&w);

@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/auxv.h>
+#include <sys/personality.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
@@ -260,15 +261,51 @@ static void read_time_namespace(struct host_facts *h)
 	fact_set_number(&h->boottime_offset_s, path, floor_seconds(offsets.boottime_ns));
 }
 
+/*
+ * The kernel's release and machine.  Under `setarch i686` (the PER_LINUX32
+ * personality) uname says i686 for an x86_64 process: the machine is read
+ * with the personality lifted for the one call, so it names the kernel's.
+ * A refused uname leaves the three unknown with the reason, never empty.
+ */
+static void read_uname(struct host_facts *h)
+{
+	struct utsname u;
+	int persona = personality(0xffffffff);
+	bool linux32 = persona != -1 && (persona & PER_MASK) == PER_LINUX32;
+	if (linux32 && personality(((unsigned)persona & ~(unsigned)PER_MASK) | PER_LINUX) == -1)
+		linux32 = false;
+	int rc = uname(&u), e = errno;
+	if (linux32)
+		personality((unsigned long)persona);
+	h->linux32_personality = linux32;
+	if (rc != 0) {
+		fact_unknown(&h->uname, "uname", e);
+		snprintf(h->kernel_release, sizeof(h->kernel_release), "unknown (uname: %s)",
+			 errno_name(e));
+		snprintf(h->kernel_version, sizeof(h->kernel_version), "%s", h->kernel_release);
+		snprintf(h->machine, sizeof(h->machine), "%s", h->kernel_release);
+		return;
+	}
+	fact_set_text(&h->uname, "uname", u.release);
+	snprintf(h->kernel_release, sizeof(h->kernel_release), "%s", u.release);
+	snprintf(h->kernel_version, sizeof(h->kernel_version), "%s", u.version);
+	snprintf(h->machine, sizeof(h->machine), "%s", u.machine);
+}
+
+const char *host_kernel_text(const struct host_facts *h)
+{
+	char *buf = scratch();
+	if (h->uname.known)
+		snprintf(buf, 400, "%s %s", h->kernel_release, h->machine);
+	else
+		snprintf(buf, 400, "(kernel unknown: %s)", fact_reason(&h->uname));
+	return buf;
+}
+
 void host_facts_read(struct host_facts *h)
 {
 	memset(h, 0, sizeof(*h));
-	struct utsname u;
-	if (uname(&u) == 0) {
-		snprintf(h->kernel_release, sizeof(h->kernel_release), "%s", u.release);
-		snprintf(h->kernel_version, sizeof(h->kernel_version), "%s", u.version);
-		snprintf(h->machine, sizeof(h->machine), "%s", u.machine);
-	}
+	read_uname(h);
 	read_first_line(&h->clocksource,
 			"/sys/devices/system/clocksource/clocksource0/current_clocksource");
 	read_first_line(&h->available_clocksources,
@@ -287,6 +324,7 @@ void host_facts_read(struct host_facts *h)
 bool host_print_unknowns(FILE *out, const struct host_facts *h, const char *indent)
 {
 	const struct { const char *name; const struct host_fact *f; } facts[] = {
+		{ "kernel release", &h->uname },
 		{ "clocksource", &h->clocksource },
 		{ "available clocksources", &h->available_clocksources },
 		{ "CPU model", &h->cpu_model },
@@ -309,9 +347,9 @@ void json_host(struct json_writer *w, const struct host_facts *h, int init_resul
 {
 	json_key(w, "host");
 	json_object_begin(w);
-	json_kv_string(w, "kernel_release", h->kernel_release);
-	json_kv_string(w, "kernel_version", h->kernel_version);
-	json_kv_string(w, "machine", h->machine);
+	json_kv_string(w, "kernel_release", h->uname.known ? h->kernel_release : NULL);
+	json_kv_string(w, "kernel_version", h->uname.known ? h->kernel_version : NULL);
+	json_kv_string(w, "machine", h->uname.known ? h->machine : NULL);
 	json_kv_string(w, "library_arch", vdsokit_arch_name());
 	json_kv_fact(w, "clocksource", &h->clocksource);
 	json_kv_fact(w, "available_clocksources", &h->available_clocksources);
@@ -323,6 +361,7 @@ void json_host(struct json_writer *w, const struct host_facts *h, int init_resul
 	json_key(w, "unknown");
 	json_object_begin(w);
 	const struct { const char *key; const struct host_fact *f; } facts[] = {
+		{ "kernel_release", &h->uname },
 		{ "clocksource", &h->clocksource },
 		{ "available_clocksources", &h->available_clocksources },
 		{ "cpu_model", &h->cpu_model },

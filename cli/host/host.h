@@ -53,7 +53,9 @@ struct vdso_mapping {
 struct host_facts {
 	char kernel_release[65];   /* struct utsname fields: 65 on Linux    */
 	char kernel_version[65];
-	char machine[65];          /* uname -m                              */
+	char machine[65];          /* uname -m, the kernel's (see host.c)   */
+	struct host_fact uname;    /* known, or why uname failed            */
+	bool linux32_personality;  /* setarch i686: uname -m would say i686 */
 	struct host_fact clocksource;            /* current one (sysfs)     */
 	struct host_fact available_clocksources;
 	struct host_fact cpu_model;              /* /proc/cpuinfo           */
@@ -69,6 +71,8 @@ struct host_facts {
 	struct host_fact monotonic_offset_s, boottime_offset_s;
 };
 void host_facts_read(struct host_facts *h);
+/* "6.12.0 x86_64" (uname -r, -m), or "(kernel unknown: uname: Operation not permitted)". */
+const char *host_kernel_text(const struct host_facts *h);
 /* "host": {...} for a JSON document (init_result: what vdsokit_init() said). */
 void json_host(struct json_writer *w, const struct host_facts *h, int init_result);
 /* The facts that could not be read, one line each ("  name: reason"); false if none. */

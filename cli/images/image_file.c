@@ -9,12 +9,18 @@
  * kernel's data pages (vvar, vclock) at fixed offsets before the image,
  * which no file supplies.  Whether code does that cannot be decided by
  * looking at it (every architecture addresses the pages its own way), so
- * the image is put to the test: mapped between inaccessible guard regions,
+ * the image is put to the test: copied between inaccessible guard regions,
  * where a read of the missing pages faults instead of reading whatever
  * happens to lie there, and each function it offers called once with good
  * arguments in a child process.  A child that dies names the function and
  * the signal, and the image is refused; the synthetic images of
  * tests/images, which compute their results, pass.
+ *
+ * The file is read into memory, not mapped: a file truncated or rewritten
+ * while verify runs cannot kill the tool with SIGBUS.  An image must
+ * provide at least one function of its architecture's table: an ELF file
+ * with none (/bin/ls, libc.so.6) would leave every "vDSO" path the
+ * syscall, compared with itself.
  */
 #include <elf.h>
 #include <errno.h>
@@ -35,6 +41,7 @@
 #include "output/output.h"
 #include "host/host.h"
 #include "images/images.h"
+#include "host/child.h"
 
 /* ELF fields in the image's own class and byte order, bounds-checked. */
 static bool read_field(const unsigned char *data, size_t size, uint64_t offset,
@@ -133,8 +140,7 @@ static const char *probe_image(char *why, size_t size)
 		snprintf(why, size, "cannot check that its code runs: pipe: %s", strerror(errno));
 		return why;
 	}
-	fflush(NULL);   /* the child must not write our buffered output again */
-	pid_t pid = fork();
+	pid_t pid = child_start();
 	if (pid < 0) {
 		snprintf(why, size, "cannot check that its code runs: fork: %s (%s)",
 			 errno_name(errno), strerror(errno));
@@ -159,13 +165,11 @@ static const char *probe_image(char *why, size_t size)
 		if (n == 1)
 			last = step;
 	close(pipefd[0]);
-	int status;
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR) {
-			snprintf(why, size, "cannot check that its code runs: waitpid: %s",
-				 strerror(errno));
-			return why;
-		}
+	int status, e = child_wait(pid, &status);
+	if (e) {
+		snprintf(why, size, "cannot check that its code runs: waitpid: %s", strerror(-e));
+		return why;
+	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return NULL;
 	const char *func = last < sizeof(probe_names) / sizeof(probe_names[0]) ?
@@ -201,6 +205,48 @@ static bool is_own_vdso(const unsigned char *file, size_t size)
 	return false;
 }
 
+static const char *image_path;
+
+const char *cli_image_path(void)
+{
+	return image_path;
+}
+
+/* Reads size bytes of fd at dst: 0, or the errno (EIO: the file got shorter). */
+static int read_whole(int fd, unsigned char *dst, size_t size)
+{
+	size_t done = 0;
+	while (done < size) {
+		ssize_t n = pread(fd, dst + done, size - done, (off_t)done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return errno;
+		if (n == 0)
+			return EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+/* The library functions the image gives a vDSO symbol to, in words; how many. */
+static unsigned provided_functions(char *names, size_t size)
+{
+	unsigned count = 0;
+	names[0] = 0;
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		struct vdsokit_route_info info;
+		if (fn == VDSOKIT_FN_THREAD_POINTER ||
+		    vdsokit_route_of((enum vdsokit_func)fn, CLOCK_MONOTONIC, &info) != 0 ||
+		    !info.symbol)
+			continue;
+		size_t used = strlen(names);
+		snprintf(names + used, size - used, "%s%s", count ? ", " : "", info.symbol);
+		count++;
+	}
+	return count;
+}
+
 int use_image_file(const char *cmd, const char *path)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -222,13 +268,24 @@ int use_image_file(const char *cmd, const char *path)
 		close(fd);
 		return cli_error(cmd, path, "cannot reserve memory for it: %s", strerror(e));
 	}
-	/* Flat and executable, as the kernel maps its own; kept for the process's life. */
-	unsigned char *base = mmap(area + GUARD_SIZE, size, PROT_READ | PROT_EXEC,
-				   MAP_PRIVATE | MAP_FIXED, fd, 0);
-	int e = errno;
+	/*
+	 * A copy, flat and executable as the kernel maps its own, kept for the
+	 * process's life: what happens to the file afterwards changes nothing.
+	 */
+	unsigned char *base = mmap(area + GUARD_SIZE, mapped, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_FIXED | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED) {
+		int e = errno;
+		close(fd);
+		return cli_error(cmd, path, "cannot reserve memory for it: %s", strerror(e));
+	}
+	int e = read_whole(fd, base, size);
 	close(fd);
-	if (base == MAP_FAILED)
-		return cli_error(cmd, path, "cannot map it executable: %s", strerror(e));
+	if (e)
+		return cli_error(cmd, path, "cannot read it: %s", e == EIO ?
+				 "it got shorter while it was read" : strerror(e));
+	if (mprotect(base, mapped, PROT_READ | PROT_EXEC) != 0)
+		return cli_error(cmd, path, "cannot make it executable: %s", strerror(errno));
 
 	uint64_t span;
 	if (image_load_span(base, size, &span) && span > size)
@@ -240,6 +297,12 @@ int use_image_file(const char *cmd, const char *path)
 		return cli_error(cmd, path, "the library refused the image: %s", strerror(-r));
 	if (vdsokit_init() != 0)
 		return cli_error(cmd, path, "not a usable vDSO image for %s", vdsokit_arch_name());
+	char names[256];
+	if (provided_functions(names, sizeof(names)) == 0)
+		return cli_error(cmd, path, "not a vDSO image: it provides none of the vDSO functions "
+				 "of %s (none of the symbols its table names): every "
+				 "\"vDSO\" path would be the syscall, compared with itself",
+				 vdsokit_arch_name());
 	char why[400];
 	if (probe_image(why, sizeof(why))) {
 		bool own = is_own_vdso(base, size);
@@ -247,5 +310,6 @@ int use_image_file(const char *cmd, const char *path)
 				 own ? "; it is this process's own vDSO: run without --image to "
 				       "check the live one" : "");
 	}
+	image_path = path;
 	return 0;
 }

@@ -66,5 +66,7 @@ bool image_load_span(const unsigned char *data, size_t size, uint64_t *span);
  * refused.  0, or CLI_EXIT_USAGE after the error.
  */
 int use_image_file(const char *cmd, const char *path);
+/* The --image file use_image_file() took, or NULL: every report from it names it. */
+const char *cli_image_path(void);
 
 #endif /* VDSOKIT_CLI_IMAGES_H */

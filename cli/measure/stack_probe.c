@@ -4,6 +4,7 @@
  * in a child process per method.
  */
 #include "stack_probe.h"
+#include "host/child.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -149,7 +150,7 @@ bool stack_probe(void (*prepare)(void *arg), long (*thunk)(void *arg), void *arg
 	memset(reps, 0, sizeof(struct child_report) * PROBE_METHOD_COUNT);
 	fflush(NULL);
 	for (int w = 0; w < PROBE_METHOD_COUNT; w++) {
-		pid_t pid = fork();
+		pid_t pid = child_start();
 		if (pid < 0) {
 			snprintf(r->why, sizeof(r->why), "fork: %s", strerror(errno));
 			goto out;
@@ -161,9 +162,8 @@ bool stack_probe(void (*prepare)(void *arg), long (*thunk)(void *arg), void *arg
 			reps[w].done = 1;
 			_exit(0);
 		}
-		int status;
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
+		int status = 0;
+		child_wait(pid, &status);
 		if (WIFSIGNALED(status)) {
 			snprintf(r->why, sizeof(r->why), "the call died on the %d KiB probe stack "
 				 "(signal %d, %s)%s", STACK_PROBE_BYTES / 1024, WTERMSIG(status),

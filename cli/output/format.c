@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "vdsokit.h"
 #include "output/output.h"
+#include "checks/reference.h"
 
 /*
  * The environment's LC_CTYPE codeset, read once: setlocale(LC_CTYPE, "")
@@ -207,5 +208,5 @@ const char *errno_name(int error)
 
 bool syscall_refused(long result)
 {
-	return result == -EPERM || result == -EACCES || result == -ENOSYS;
+	return reference_refused(result);
 }

@@ -49,6 +49,12 @@ struct cli_output_file {
 	bool truncate;             /* in place, regular: cut to length at commit */
 	FILE *stream;
 };
+/*
+ * Whether cli_output_open could write PATH, creating nothing: for a command
+ * that measures first and opens the file afterwards.  0, or the error
+ * printed and CLI_EXIT_USAGE.
+ */
+int cli_output_check(const char *cmd, const char *path);
 int cli_output_open(struct cli_output_file *o, const char *cmd, const char *path);
 int cli_output_commit(struct cli_output_file *o);
 void cli_output_abort(struct cli_output_file *o);

@@ -16,8 +16,15 @@
  *     at the end, so the old contents survive until the writing starts and
  *     a refused open changes nothing.  A failed write leaves it partly
  *     written, and says so.
+ *   - A path that names an open file descriptor (/dev/stdout, /dev/stderr,
+ *     /dev/fd/N, /proc/self/fd/N, or a symlink to one) is written through
+ *     that descriptor, at its offset: `{ echo a; vdsokit metrics -o
+ *     /dev/stdout; } >>log` appends, as a shell redirection would.
  *   - A symlink is followed, so the link survives and its target is
- *     written by the rules above.
+ *     written by the rules above; a dangling one names the file to create,
+ *     through a temporary beside it: a failed write never removes the link.
+ *   - The temporary (or a file created in place) is removed on error, on
+ *     exit and on INT, TERM and HUP (output/cleanup.c).
  *   - A file the command reads is never its output (cli_output_not_input).
  *
  * main() ignores SIGXFSZ, so a file-size limit is EFBIG from write(), an
@@ -34,6 +41,89 @@
 
 #include "cli.h"
 #include "output/output.h"
+#include "output/cleanup.h"
+
+#define MAX_LINK_HOPS 40
+
+static int fail(struct cli_output_file *o, const char *path, int err)
+{
+	cli_output_abort(o);
+	return cli_error(o->cmd, path, "%s", strerror(err));
+}
+
+/*
+ * The descriptor a path names without opening anything: 1 for
+ * /dev/stdout, N for /dev/fd/N or /proc/self/fd/N; -1 for any other path.
+ */
+static int named_fd(const char *path)
+{
+	static const char *const prefixes[] = { "/dev/fd/", "/proc/self/fd/", "/proc/thread-self/fd/" };
+	if (strcmp(path, "/dev/stdout") == 0)
+		return STDOUT_FILENO;
+	if (strcmp(path, "/dev/stderr") == 0)
+		return STDERR_FILENO;
+	char own[40];
+	snprintf(own, sizeof(own), "/proc/%d/fd/", (int)getpid());
+	const char *digits = NULL;
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]) && !digits; i++)
+		if (strncmp(path, prefixes[i], strlen(prefixes[i])) == 0)
+			digits = path + strlen(prefixes[i]);
+	if (!digits && strncmp(path, own, strlen(own)) == 0)
+		digits = path + strlen(own);
+	if (!digits || !*digits)
+		return -1;
+	char *end;
+	long fd = strtol(digits, &end, 10);
+	return *end || fd < 0 || fd > INT_MAX ? -1 : (int)fd;
+}
+
+/* The next name in a symlink chain, relative links taken from the link's directory. */
+static char *link_step(const char *path)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink(path, target, sizeof(target) - 1);
+	if (n <= 0)
+		return NULL;
+	target[n] = 0;
+	if (target[0] == '/')
+		return strdup(target);
+	char *copy = strdup(path);
+	if (!copy)
+		return NULL;
+	char *joined = malloc(strlen(copy) + strlen(target) + 2);
+	if (joined)
+		sprintf(joined, "%s/%s", dirname(copy), target);
+	free(copy);
+	return joined;
+}
+
+/*
+ * Follows PATH's symlinks name by name: the descriptor one of them names
+ * (named_fd), or -1 with *last set to the last name of the chain (a
+ * dangling link's: the file it names), malloc'd.
+ */
+static int follow(const char *path, char **last)
+{
+	char *name = strdup(path);
+	*last = NULL;
+	for (int hop = 0; name && hop < MAX_LINK_HOPS; hop++) {
+		int fd = named_fd(name);
+		struct stat st;
+		if (fd >= 0) {
+			free(name);
+			return fd;
+		}
+		if (lstat(name, &st) != 0 || !S_ISLNK(st.st_mode))
+			break;
+		char *next = link_step(name);
+		if (!next)
+			break;
+		free(name);
+		name = next;
+	}
+	*last = name;
+	return -1;
+}
 
 /* Where the bytes finally belong: PATH, or the file a symlink PATH names. */
 static char *final_target(const char *path)
@@ -43,24 +133,45 @@ static char *final_target(const char *path)
 		char *resolved = realpath(path, NULL);
 		if (resolved)
 			return resolved;
-		/* A dangling link: writing through it creates its target. */
+		/* A dangling link: the name at its end is the file to create. */
+		char *last;
+		if (follow(path, &last) < 0 && last)
+			return last;
+		free(last);
 	}
 	return strdup(path);
 }
 
-static int fail(struct cli_output_file *o, const char *path, int err)
+/* Writes through descriptor fd, where it stands: nothing created, nothing cut. */
+static int open_descriptor(struct cli_output_file *o, int fd)
 {
-	cli_output_abort(o);
-	return cli_error(o->cmd, path, "%s", strerror(err));
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (copy < 0)
+		return fail(o, o->path, errno == EBADF ? EBADF : errno);
+	int mode = fcntl(copy, F_GETFL);
+	if (mode >= 0 && (mode & O_ACCMODE) == O_RDONLY) {
+		close(copy);
+		return fail(o, o->path, EBADF);
+	}
+	if (!(o->stream = fdopen(copy, "w"))) {
+		int err = errno;
+		close(copy);
+		return fail(o, o->path, err);
+	}
+	return 0;
 }
+
+
 
 /* Opens the target itself, keeping its contents until the writing starts. */
 static int open_in_place(struct cli_output_file *o, bool exists)
 {
 	/* No O_EXCL: it would refuse the dangling symlink that names the file to create. */
 	int fd = open(o->target, O_WRONLY | O_CLOEXEC | (exists ? 0 : O_CREAT), 0644);
-	if (fd >= 0 && !exists)
+	if (fd >= 0 && !exists) {
 		o->created = true;   /* ours: removed again if the writing fails */
+		cleanup_remember(o->target);
+	}
 	if (fd < 0)
 		return fail(o, o->path, errno);
 	struct stat st;
@@ -94,6 +205,8 @@ static int open_temp(struct cli_output_file *o, const struct stat *existing)
 	memcpy(o->temp + length, "/.vdsokit-XXXXXX", sizeof("/.vdsokit-XXXXXX"));
 	free(copy);
 	int fd = mkostemp(o->temp, O_CLOEXEC);
+	if (fd >= 0)
+		cleanup_remember(o->temp);
 	if (fd < 0) {
 		int err = errno;
 		free(o->temp);
@@ -122,6 +235,7 @@ static int open_temp(struct cli_output_file *o, const struct stat *existing)
 	if (err) {
 		close(fd);
 		unlink(o->temp);
+		cleanup_forget();
 		free(o->temp);
 		o->temp = NULL;
 	}
@@ -138,6 +252,11 @@ int cli_output_open(struct cli_output_file *o, const char *cmd, const char *path
 		o->stream = stdout;
 		return 0;
 	}
+	char *last;
+	int fd = follow(path, &last);
+	free(last);
+	if (fd >= 0)
+		return open_descriptor(o, fd);
 	o->target = final_target(path);
 	if (!o->target)
 		return fail(o, path, ENOMEM);
@@ -157,12 +276,6 @@ int cli_output_open(struct cli_output_file *o, const char *cmd, const char *path
 		return fail(o, path, errno);
 	if (exists && st.st_nlink > 1)
 		return open_in_place(o, true);   /* a rename would split the links */
-	if (!exists) {
-		/* A dangling symlink: follow it by writing through it. */
-		struct stat lst;
-		if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode))
-			return open_in_place(o, false);
-	}
 	int err = open_temp(o, exists ? &st : NULL);
 	if (err == ENOMEM)
 		return fail(o, path, err);
@@ -195,6 +308,7 @@ int cli_output_commit(struct cli_output_file *o)
 		return cli_error(o->cmd, o->path, "cannot write: %s%s", strerror(err),
 				 partial ? " (written in place: the file is left partly written)" : "");
 	}
+	cleanup_forget();
 	free(o->temp);
 	free(o->target);
 	o->temp = o->target = NULL;
@@ -210,9 +324,47 @@ void cli_output_abort(struct cli_output_file *o)
 		unlink(o->temp);   /* ours: the only files this tool removes */
 	else if (o->created && o->target)
 		unlink(o->target);
+	cleanup_forget();
 	free(o->temp);
 	free(o->target);
 	o->temp = o->target = NULL;
+}
+
+int cli_output_check(const char *cmd, const char *path)
+{
+	if (strcmp(path, "-") == 0)
+		return 0;
+	char *last;
+	int fd = follow(path, &last);
+	if (fd >= 0) {
+		free(last);
+		int mode = fcntl(fd, F_GETFL);
+		if (mode < 0 || (mode & O_ACCMODE) == O_RDONLY)
+			return cli_error(cmd, path, "%s", strerror(EBADF));
+		return 0;
+	}
+	char *target = last ? last : strdup(path);
+	if (!target)
+		return cli_error(cmd, path, "%s", strerror(ENOMEM));
+	struct stat st;
+	int err = 0;
+	if (stat(target, &st) == 0) {
+		if (S_ISDIR(st.st_mode))
+			err = EISDIR;
+		else if (access(target, W_OK) != 0)
+			err = errno;
+	} else if (errno != ENOENT) {
+		err = errno;
+	} else {
+		char *copy = strdup(target);
+		if (!copy)
+			err = ENOMEM;
+		else if (access(dirname(copy), W_OK | X_OK) != 0)
+			err = errno;
+		free(copy);
+	}
+	free(target);
+	return err ? cli_error(cmd, path, "%s", err == EISDIR ? "is a directory" : strerror(err)) : 0;
 }
 
 /* The file a path names ("-": stdin, or stdout as an output); false if none yet. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Progress of long work (bench, verify) for someone watching a terminal:
- * one line on stderr, redrawn at most five times a second and cleared
+ * one line on stderr, no wider than the terminal (measured at every redraw,
+ * so that it never wraps), redrawn at most five times a second and cleared
  * before anything else is printed.  Only when stderr is a terminal: a pipe
  * or a file gets none of it, so logs and parsers see the same bytes as
  * without it.  Called from the measuring loops of one thread; a tick is a
@@ -11,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -29,12 +31,35 @@ static struct {
 	double start_ns, total_s, last_draw_ns;
 } progress;
 
+/* The terminal's width now (it may have been resized), 0 if it does not say. */
+static size_t terminal_columns(void)
+{
+	struct winsize ws;
+	if (ioctl(STDERR_FILENO, TIOCGWINSZ, &ws) != 0 || ws.ws_col == 0)
+		return 0;
+	return ws.ws_col;
+}
+
 static void draw(double now)
 {
 	double elapsed = (now - progress.start_ns) / 1e9;
+	char line[256];
+	snprintf(line, sizeof(line), "%s %s: %s, %.1f of ~%.1f s", CLI_PROGRAM, progress.cmd,
+		 progress.phase, elapsed, progress.total_s);
+	/*
+	 * A line that wraps cannot be erased by \r and \033[K: each redraw
+	 * would leave a stale line.  One column short of the width (a cursor
+	 * in the last column wraps on some terminals): the short form, then cut.
+	 */
+	size_t columns = terminal_columns();
+	if (columns && strlen(line) > columns - 1) {
+		snprintf(line, sizeof(line), "%s: %.1f/%.1f s", progress.phase, elapsed,
+			 progress.total_s);
+		if (strlen(line) > columns - 1)
+			line[columns - 1] = 0;
+	}
 	/* \r and "erase to end of line": the line is rewritten in place. */
-	fprintf(stderr, "\r\033[K%s %s: %s, %.1f of ~%.1f s", CLI_PROGRAM, progress.cmd,
-		progress.phase, elapsed, progress.total_s);
+	fprintf(stderr, "\r\033[K%s", line);
 	progress.drawn = true;
 	progress.last_draw_ns = now;
 }

@@ -34,11 +34,13 @@
 
 #if defined(__x86_64__) && !defined(__ILP32__)
 #define NATIVE_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__i386__)
+#define NATIVE_AUDIT_ARCH AUDIT_ARCH_I386
 #elif defined(__aarch64__)
 #define NATIVE_AUDIT_ARCH AUDIT_ARCH_AARCH64
 #endif
 
-#define MAX_REFUSED 16
+#define MAX_REFUSED 48
 
 static const struct {
 	const char *name;
@@ -85,6 +87,39 @@ static const struct {
 #endif
 #ifdef SYS_rseq
 	{ "rseq", SYS_rseq },
+#endif
+#ifdef SYS_kill
+	{ "kill", SYS_kill },
+#endif
+#ifdef SYS_readlink
+	{ "readlink", SYS_readlink },
+#endif
+#ifdef SYS_readlinkat
+	{ "readlinkat", SYS_readlinkat },
+#endif
+#ifdef SYS_prctl
+	{ "prctl", SYS_prctl },
+#endif
+#ifdef SYS_clock_gettime64
+	{ "clock_gettime64", SYS_clock_gettime64 },
+#endif
+#ifdef SYS_clock_getres_time64
+	{ "clock_getres_time64", SYS_clock_getres_time64 },
+#endif
+#ifdef SYS_futex
+	{ "futex", SYS_futex },
+#endif
+#ifdef SYS_futex_time64
+	{ "futex_time64", SYS_futex_time64 },
+#endif
+#ifdef SYS_clock_nanosleep
+	{ "clock_nanosleep", SYS_clock_nanosleep },
+#endif
+#ifdef SYS_nanosleep
+	{ "nanosleep", SYS_nanosleep },
+#endif
+#ifdef SYS_wait4
+	{ "wait4", SYS_wait4 },
 #endif
 };
 

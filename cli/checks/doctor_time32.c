@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * doctor: a kernel without the 32-bit time syscalls (CONFIG_COMPAT_32BIT_TIME
+ * off, a y2038-hardened build), seen from a 32-bit program.  The library
+ * takes the time64 syscalls and needs none of them; a 32-bit program built
+ * with 32-bit time_t gets ENOSYS from time(), gettimeofday() and
+ * clock_gettime(), and glibc up to at least 2.41 waits on contended locks
+ * with the time32 futex syscall: its first contended lock aborts the
+ * program ("The futex facility returned an unexpected error code").
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "checks/doctor.h"
+#include "vdsokit.h"
+#include "output/output.h"
+#include "host/host.h"
+#include "measure/measure.h"
+
+#if defined(SYS_clock_gettime64) && defined(SYS_clock_gettime) && \
+    defined(SYS_futex) && !defined(__LP64__)
+#define HAVE_TIME32_ABI 1
+#endif
+
+#ifdef HAVE_TIME32_ABI
+/* 0, or the errno of a call with good arguments. */
+static int errno_of(long rc)
+{
+	return rc < 0 ? errno : 0;
+}
+#endif
+
+void doctor_check_time32(struct doctor_report *r)
+{
+#ifdef HAVE_TIME32_ABI
+	long buf[4] = { 0 };
+	unsigned word = 0;
+	struct { const char *name; int error; } calls[] = {
+		{ "clock_gettime", errno_of(syscall(SYS_clock_gettime, CLOCK_MONOTONIC, buf)) },
+		{ "clock_getres", errno_of(syscall(SYS_clock_getres, CLOCK_MONOTONIC, buf)) },
+#ifdef SYS_gettimeofday
+		{ "gettimeofday", errno_of(syscall(SYS_gettimeofday, buf, NULL)) },
+#endif
+#ifdef SYS_time
+		{ "time", errno_of(syscall(SYS_time, NULL)) },
+#endif
+		{ "futex", errno_of(syscall(SYS_futex, &word, 1 | 128, 1, NULL, NULL, 0)) },
+	};
+	int time64 = errno_of(syscall(SYS_clock_gettime64, CLOCK_MONOTONIC, buf));
+	unsigned missing = 0, count = sizeof(calls) / sizeof(calls[0]);
+	for (unsigned i = 0; i < count; i++)
+		missing += calls[i].error == ENOSYS;
+	/* Some present: a kernel with them (a filter refusing a few is seccomp's finding). */
+	if (missing < count || time64 != 0)
+		return;
+	struct doctor_finding *f = doctor_finding_add(r, "no-time32-syscalls", SEVERITY_WARNING,
+		"this kernel has no 32-bit time syscalls (CONFIG_COMPAT_32BIT_TIME off): 32-bit "
+		"programs built with 32-bit time_t, and glibc's lock waits, fail here");
+	doctor_evidence(f, "the time32 syscalls return ENOSYS: clock_gettime, clock_getres, "
+			"%sfutex; clock_gettime64 works", count > 3 ? "gettimeofday, time, " : "");
+	doctor_evidence(f, "libvdsokit needs none of them: it takes clock_gettime64 and the "
+			"vDSO's 64-bit-time entries");
+	doctor_action(f, "a 32-bit program here must use 64-bit time_t (_TIME_BITS=64) and a C "
+		      "library that waits with futex_time64: glibc 2.36's i386 untimed lock waits "
+		      "use the time32 futex and abort the program on its first contended lock "
+		      "(docs/kernel-findings.md#futex-time32); `vdsokit verify` skips its threaded "
+		      "checks here for that reason");
+#else
+	(void)r;
+#endif
+}

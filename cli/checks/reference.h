@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The one rule for a reference call: a syscall the tool makes to have the
+ * kernel's own answer beside the vDSO's.  A sandbox may refuse it (a
+ * seccomp filter's EPERM or ENOSYS, a child killed by SIGSYS) and a
+ * y2038-hardened kernel may not have it (ENOSYS): then there is nothing to
+ * compare with.  That is a skip with the syscall's name and the reason,
+ * never a verdict, never a figure, never a placeholder in a sentence.
+ */
+#ifndef VDSOKIT_CLI_REFERENCE_H
+#define VDSOKIT_CLI_REFERENCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Whether a reference call's result (0 / a value / -errno) says "no answer here". */
+bool reference_refused(long result);
+
+/* Whether a child's wait status says a seccomp filter killed it (SIGSYS). */
+bool reference_child_refused(int wait_status);
+
+/*
+ * Why there is no reference, for a sentence: "the time syscall, the
+ * reference, is refused here (EPERM, e.g. by a seccomp filter)", "... is
+ * not in this kernel (ENOSYS)".  result: the -errno; buf: at least 160 bytes.
+ */
+const char *reference_why(const char *syscall, long result, char *buf, size_t size);
+
+/* The same for a child killed by SIGSYS while it made the named syscall. */
+const char *reference_why_killed(const char *syscall, char *buf, size_t size);
+
+#endif /* VDSOKIT_CLI_REFERENCE_H */
