@@ -205,6 +205,38 @@ static int first_call_sandboxed(void *unused)
 #endif
 }
 
+/*
+ * Whether this C library's thread-local storage costs a system call: the
+ * library keeps the caller's errno, a TLS variable, across getauxval, and
+ * m68k's glibc reads the thread pointer with get_thread_area unless it
+ * takes it from the vDSO (tests/qemu/glibc/m68k-vdso).  Such a syscall is
+ * the C library's, not one of ours: the test says so rather than failing.
+ * 0 when errno can be read and written under the filter, 1 when that was
+ * killed, -1 when there are no filters.
+ */
+static volatile int errno_seen;
+static int touch_errno_sandboxed(void *unused)
+{
+	(void)unused;
+#if HAVE_SECCOMP
+	if (allow_only_exit())
+		return 3;
+	errno_seen = errno;
+	errno = errno_seen + 1;
+	_exit(0);
+#else
+	return 3;
+#endif
+}
+
+static int tls_is_syscall(void)
+{
+	int status = run_in_child(touch_errno_sandboxed, NULL, TIMEOUT_SECONDS);
+	if (child_exited(status))
+		return WEXITSTATUS(status) == 0 ? 0 : -1;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS ? 1 : -1;
+}
+
 /* Which calls the vDSO serves here, asked in a child (the parent stays unresolved). */
 static int routes_in_user_space(void *unused)
 {
@@ -249,9 +281,17 @@ int main(void)
 
 	status = run_in_child(routes_in_user_space, NULL, TIMEOUT_SECONDS);
 	int user_space = child_exited(status) ? WEXITSTATUS(status) : 0;
+	int libc_tls_syscall = tls_is_syscall() == 1;
 	for (sandboxed_call = 0; sandboxed_call < CALLS; sandboxed_call++) {
 		if (sandboxed_call == CALL_GETRANDOM) {
 			/* A thread's first getrandom takes its state: it maps and blocks signals. */
+			continue;
+		}
+		if (libc_tls_syscall && (user_space >> sandboxed_call & 1)) {
+			skip("%s, first call under a filter that allows only exit: this C library's "
+			     "errno (TLS) is a system call (get_thread_area on m68k glibc without the "
+			     "vDSO), and the first call keeps the caller's errno",
+			     call_names[sandboxed_call]);
 			continue;
 		}
 		if (!(user_space >> sandboxed_call & 1)) {
