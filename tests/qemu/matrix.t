@@ -321,6 +321,24 @@ for t in $known; do
 		echo "dir $dir" >"$prep/kselftest-$t"
 	fi
 done
+# The kernel's vdso_test_clock_getres compares the C library's
+# clock_getres with the syscall: static against Debian's glibc (the
+# kselftest step) both are the syscall; built dynamically from the 6.12
+# source build-selftests extracted, the m68k guests run it under the
+# patched glibc too, whose clock_getres is the vDSO's.
+if [ -d "$build/m68k/glibc" ] && [ -n "$glibc_targets" ]; then
+	abi_cc=m68k-linux-gnu-gcc-12
+	ksrc=$(ls -d "$cache"/src/selftests-6.12/*/tools/testing/selftests/vDSO 2>/dev/null | head -n 1)
+	rm -f "$build/m68k/glibc/vdso_test_clock_getres"
+	if [ -f "$ksrc/vdso_test_clock_getres.c" ] &&
+		$abi_cc -O2 -I"$ksrc/.." -o "$build/m68k/glibc/vdso_test_clock_getres" \
+			"$ksrc/vdso_test_clock_getres.c" 2>"$prep/ksft-getres-glibc.err"; then
+		emit "ok - m68k: vdso_test_clock_getres builds with $abi_cc (dynamic, for glibc)"
+	elif [ -f "$ksrc/vdso_test_clock_getres.c" ]; then
+		emit "not ok - m68k: vdso_test_clock_getres builds with $abi_cc (dynamic, for glibc)"
+		sed 's/^/#   /' "$prep/ksft-getres-glibc.err"
+	fi
+fi
 echo "# phases 1-2 took $(($(date +%s) - started)) s"
 
 # ---- phase 3: boots, VDSOKIT_MATRIX_JOBS at a time -------------------------
