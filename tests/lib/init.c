@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #if __has_include(<linux/seccomp.h>) && __has_include(<linux/filter.h>)
@@ -262,6 +263,16 @@ int main(void)
 {
 	static const char *const mode_names[] = { "", "a getauxval that sets errno even when it finds",
 						  "a getauxval that finds no vDSO (ENOENT)" };
+	/*
+	 * getrandom blocks until the kernel's generator is initialised: in a
+	 * freshly booted m68k guest (6.1, no vDSO) that took longer than a
+	 * scenario's timeout, and getrandom's first errno scenario was killed
+	 * as a hang.  Wait once here, with the raw syscall: a library call
+	 * would resolve the library in the parent the children inherit.
+	 */
+	unsigned char byte;
+	while (syscall(SYS_getrandom, &byte, 1, 0) < 0 && errno == EINTR)
+		;
 	for (int m = CLOBBER_ERRNO; m <= HIDE_VDSO; m++)
 		for (errno_call = 0; errno_call < CALLS; errno_call++) {
 			int status = run_in_child(errno_kept, (void *)(intptr_t)m, TIMEOUT_SECONDS);
