@@ -262,8 +262,9 @@ expect_doctor "doctor-expect guest accepts the arm64-6.12 guest, getcpu from the
 reject_doctor "doctor-expect guest rejects doctor's 'getcpu falls back' on it (cd1f2a1)" \
 	guest "$samples/arm64-rseq-mislabelled.json"
 # m68k-vdso: the via1 clocksource has no user-space read, and the 6.12
-# series exports no gettimeofday (the sample: doctor in that guest on
-# 2026-12-01).  Doctor as of 257e8bf called the clocksource's read slow
+# series exports no gettimeofday, which the library then reads as
+# CLOCK_REALTIME, in the kernel (the sample: doctor in that guest on
+# 2026-12-03).  Doctor as of 257e8bf called the clocksource's read slow
 # ("trapped or emulated"), verdict slow (the mislabelled sample, from the
 # 6.1 series' guest); the matcher must catch that.
 expect_doctor "doctor-expect m68k-vdso accepts the m68k-vdso guest" m68k-vdso "$samples/m68k-vdso.json"

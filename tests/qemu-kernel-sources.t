@@ -16,7 +16,7 @@ if ! stamp=$("$bk" --stamp riscv64 2>"$tmp/err"); then
 	exit 0
 fi
 version=${stamp%%+*}
-siblings="riscv64 ppc64 ppc32 m68k-vdso y2038"
+siblings="riscv64 ppc64 ppc32 m68k-vdso m68k-vdso-off m68k-vdso-amiga030 y2038"
 
 cache() { # STALE_KERNEL|none|missing:KERNEL — a cache of current stamps but one
 	rm -rf "$tmp/cache"

@@ -9,7 +9,8 @@
 #    SPDX-License-Identifier line at its top, a FILE.license beside it, or a
 #    dep5 paragraph other than `Files: *` (documentation, data, binaries);
 #  - everything under tests/qemu/kernel/ (patches to Linux and the
-#    configuration it builds with) is GPL-2.0-only, everything else MIT.
+#    configuration it builds with) is GPL-2.0-only, tests/qemu/glibc/
+#    (patches to glibc) LGPL-2.1-or-later as glibc, everything else MIT.
 . "$(dirname "$0")/lib.sh"
 cd "$top" || exit 1
 
@@ -61,6 +62,7 @@ while IFS="$(printf '\t')" read -r f id; do
 	fi
 	case $f in
 	tests/qemu/kernel/*) want=GPL-2.0-only ;;
+	tests/qemu/glibc/*) want=LGPL-2.1-or-later ;;
 	*) want=MIT ;;
 	esac
 	[ "$id" = "$want" ] || echo "$f: $id, want $want" >>"$tmp/wrong"
@@ -73,7 +75,7 @@ else
 	diag <"$tmp/unnamed"
 fi
 if [ ! -s "$tmp/wrong" ]; then
-	ok "tests/qemu/kernel/ is GPL-2.0-only, every other identifier MIT"
+	ok "tests/qemu/kernel/ is GPL-2.0-only, tests/qemu/glibc/ LGPL-2.1-or-later, every other identifier MIT"
 else
 	not_ok "files with another licence than their part of the tree's"
 	diag <"$tmp/wrong"

@@ -23,6 +23,7 @@
 #include <sys/auxv.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #if __has_include(<linux/seccomp.h>) && __has_include(<linux/filter.h>)
@@ -235,18 +236,36 @@ static int call_sandboxed(void *resolved)
 #endif
 }
 
-/* Killed by SIGSYS when reading errno makes a system call: the C library's
- * thread pointer is a syscall (glibc 2.36 on m68k: get_thread_area). */
-static int errno_read_sandboxed(void *unused)
+/*
+ * Whether this C library's thread-local storage costs a system call: the
+ * library keeps the caller's errno, a TLS variable, across getauxval, and
+ * m68k's glibc reads the thread pointer with get_thread_area unless it
+ * takes it from the vDSO (tests/qemu/glibc/m68k-vdso).  Such a syscall is
+ * the C library's, not one of ours: the test says so rather than failing.
+ * 0 when errno can be read and written under the filter, 1 when that was
+ * killed, -1 when there are no filters.
+ */
+static volatile int errno_seen;
+static int touch_errno_sandboxed(void *unused)
 {
 	(void)unused;
 #if HAVE_SECCOMP
 	if (allow_only_exit())
 		return 3;
-	_exit(*(volatile int *)&errno == -1);
+	errno_seen = errno;
+	errno = errno_seen + 1;
+	_exit(0);
 #else
 	return 3;
 #endif
+}
+
+static int tls_is_syscall(void)
+{
+	int status = run_in_child(touch_errno_sandboxed, NULL, TIMEOUT_SECONDS);
+	if (child_exited(status))
+		return WEXITSTATUS(status) == 0 ? 0 : -1;
+	return WIFSIGNALED(status) && WTERMSIG(status) == SIGSYS ? 1 : -1;
 }
 
 /* Which calls the vDSO serves here, asked in a child (the parent stays unresolved). */
@@ -274,6 +293,16 @@ int main(void)
 {
 	static const char *const mode_names[] = { "", "a getauxval that sets errno even when it finds",
 						  "a getauxval that finds no vDSO (ENOENT)" };
+	/*
+	 * getrandom blocks until the kernel's generator is initialised: in a
+	 * freshly booted m68k guest (6.1, no vDSO) that took longer than a
+	 * scenario's timeout, and getrandom's first errno scenario was killed
+	 * as a hang.  Wait once here, with the raw syscall: a library call
+	 * would resolve the library in the parent the children inherit.
+	 */
+	unsigned char byte;
+	while (syscall(SYS_getrandom, &byte, 1, 0) < 0 && errno == EINTR)
+		;
 	for (int m = CLOBBER_ERRNO; m <= HIDE_VDSO; m++)
 		for (errno_call = 0; errno_call < CALLS; errno_call++) {
 			int status = run_in_child(errno_kept, (void *)(intptr_t)m, TIMEOUT_SECONDS);
@@ -291,20 +320,19 @@ int main(void)
 	ok(child_passed(status), "a signal handler leaves the first call's resolution by siglongjmp: the "
 	   "next call is on the vDSO route, inlined too (%s)", wait_status_text(status).text);
 
-	/* The library keeps errno, so it reads it once at its first call. */
-	status = run_in_child(errno_read_sandboxed, NULL, TIMEOUT_SECONDS);
-	if (!child_passed(status) && !(child_exited(status) && WEXITSTATUS(status) == 3)) {
-		skip("first calls under a filter that allows only exit: reading errno is a system "
-		     "call here (%s; the C library's thread pointer is get_thread_area)",
-		     wait_status_text(status).text);
-		printf("1..%d\n", tap_count);
-		return tap_failed != 0;
-	}
 	status = run_in_child(routes_in_user_space, NULL, TIMEOUT_SECONDS);
 	int user_space = child_exited(status) ? WEXITSTATUS(status) : 0;
+	int libc_tls_syscall = tls_is_syscall() == 1;
 	for (sandboxed_call = 0; sandboxed_call < CALLS; sandboxed_call++) {
 		if (sandboxed_call == CALL_GETRANDOM) {
 			/* A thread's first getrandom takes its state: it maps and blocks signals. */
+			continue;
+		}
+		if (libc_tls_syscall && (user_space >> sandboxed_call & 1)) {
+			skip("%s, first call under a filter that allows only exit: this C library's "
+			     "errno (TLS) is a system call (get_thread_area on m68k glibc without the "
+			     "vDSO), and the first call keeps the caller's errno",
+			     call_names[sandboxed_call]);
 			continue;
 		}
 		if (!(user_space >> sandboxed_call & 1)) {

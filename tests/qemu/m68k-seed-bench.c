@@ -6,8 +6,9 @@
  * libvdsokit (which picks one of the two), in ns per call.  Rows: the
  * clock_gettime64 clocks the seed names, clock_getres, gettimeofday, the
  * thread pointer, and the thread pointer read as the seed's glibc patch 1
- * reads it: one load from the data page at AT_SYSINFO_EHDR - 4096 (the
- * slot tests/qemu/kernel/m68k-vdso/ documents).
+ * read it: one load from the data page at AT_SYSINFO_EHDR - 4096, where the
+ * kernel series keeps it (an implementation detail its documentation no
+ * longer promises: the row shows what the call costs beside a load).
  *
  * A benchmark, not a timing test: each TAP line says a row was measured
  * and its calls succeeded; the figures are "# " lines, and one

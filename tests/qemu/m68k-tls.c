@@ -45,7 +45,7 @@
 #define THREADS 8
 #define ROUNDS 3000       /* per thread: a yield each round              */
 #define SLEEP_EVERY 10    /* and a nanosleep every SLEEP_EVERY rounds     */
-#define DATA_PAGE_TP_OFFSET 4096 /* the patch's slot: AT_SYSINFO_EHDR - 4096 */
+#define DATA_PAGE_TP_OFFSET 4096 /* where the series keeps it (not an interface) */
 
 /* Each thread's own TLS block: a marker that must stay its own. */
 static __thread unsigned long tls_marker;

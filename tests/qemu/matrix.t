@@ -13,6 +13,8 @@
 #   VDSOKIT_MATRIX_JOBS=2             guests booted at once (default 2)
 #   VDSOKIT_CACHE=~/.cache/vdsokit    kernels, downloaded packages, images
 #   VDSOKIT_BOOT_TIMEOUT=300          seconds before a guest counts as hung
+#   VDSOKIT_MATRIX_COMPILE_ONLY=1     also build the compile-only kernels (m68k-vdso-off, -amiga030)
+#   VDSOKIT_MATRIX_GLIBC=1            build m68k's glibc with the vDSO series and run it in the m68k guests
 #
 # Three phases: (1) kernels — download Debian's while building the others
 # (m68k, sparc64, riscv64, ppc, m68k-vdso) once, all cached; (2) cross
@@ -118,6 +120,33 @@ get_kernel() { # HOW KARCH
 (for k in $fetches; do get_kernel fetch "$k"; done) &
 fetching=$!
 for k in $builds; do get_kernel build "$k"; done
+# m68k's C library with the project's vDSO series (tests/qemu/build-glibc),
+# after the kernels: it takes the same lock and both cores.  The m68k guests
+# run glibc's tests and tests/qemu/m68k-glibc.c against it; without it they
+# say why and run the rest.
+glibc_targets=""
+for t in $known; do
+	case $t in m68k | m68k-vdso) glibc_targets="$glibc_targets $t" ;; esac
+done
+# Opt-in (VDSOKIT_MATRIX_GLIBC=1) until glibc's own tests run in the guests
+# as they do in its build tree: 14 of 46 cannot find their modules there.
+if [ -n "$glibc_targets" ] && [ "${VDSOKIT_MATRIX_GLIBC:-0}" = 1 ]; then
+	"$here/build-glibc" >"$prep/glibc.path" 2>"$prep/glibc.err"
+	echo $? >"$prep/glibc.rc"
+elif [ -n "$glibc_targets" ]; then
+	echo "build-glibc: the glibc half is opt-in: VDSOKIT_MATRIX_GLIBC=1" >"$prep/glibc.err"
+	echo 2 >"$prep/glibc.rc"
+fi
+# The m68k vDSO series in two more configurations, compiled, never booted:
+# with CONFIG_M68K_VDSO=n, and on another machine (Amiga, 68030 only).
+# Opt-in (VDSOKIT_MATRIX_COMPILE_ONLY=1): they cost two kernel builds.
+compile_only=""
+case " $known " in *" m68k-vdso "*) compile_only="m68k-vdso-off m68k-vdso-amiga030" ;; esac
+[ "${VDSOKIT_MATRIX_COMPILE_ONLY:-0}" != 0 ] || compile_only=""
+for k in $compile_only; do
+	"$here/build-kernel" "$k" >/dev/null 2>"$prep/kernel-$k.err"
+	echo $? >"$prep/kernel-$k.rc"
+done
 wait $fetching
 for karch in $kernel_order; do
 	rc=$(cat "$prep/kernel-$karch.rc" 2>/dev/null || echo 1)
@@ -142,6 +171,31 @@ for karch in $kernel_order; do
 		fi
 	done
 done
+
+for k in $compile_only; do
+	grep -v '^build-kernel: \(building\|extracting\)' "$prep/kernel-$k.err" | sed 's/^/# /'
+	about=$(sed 's/^linux-source-6.12 [^,]*, //; s/ (built here)$//' "$cache/kernels/$k/package" 2>/dev/null)
+	case $(cat "$prep/kernel-$k.rc") in
+	0) emit "ok - $k: the m68k vDSO series compiles ($about)" ;;
+	2) emit "ok - $k: the m68k vDSO series compiles # SKIP $(tail -n 1 "$prep/kernel-$k.err")" ;;
+	*)
+		emit "not ok - $k: the m68k vDSO series compiles"
+		sed 's/^/#   /' "$prep/kernel-$k.err" | tail -n 30
+		;;
+	esac
+done
+if [ -n "$glibc_targets" ]; then
+	grep -v '^build-glibc: \(building\|extracting\)' "$prep/glibc.err" | sed 's/^/# /'
+	case $(cat "$prep/glibc.rc") in
+	0) emit "ok - m68k: glibc 2.36 with tests/qemu/glibc/m68k-vdso built or cached ($(wc -l <"$(cat "$prep/glibc.path")/tests") glibc tests)" ;;
+	2) echo "$(tail -n 1 "$prep/glibc.err")" >"$prep/glibc.skip" ;;
+	*)
+		emit "not ok - m68k: glibc 2.36 with tests/qemu/glibc/m68k-vdso builds"
+		sed 's/^/#   /' "$prep/glibc.err" | tail -n 30
+		echo "the glibc build failed (see above)" >"$prep/glibc.skip"
+		;;
+	esac
+fi
 
 # ---- phase 2: cross builds -------------------------------------------------
 echo "# phase 2: cross builds into $build/ARCH"
@@ -227,6 +281,17 @@ for t in $known; do
 				rm -f "$build/$t_arch/tests/$prog.t"
 			fi
 		done
+		# Dynamic, against Debian's cross glibc: the guest runs it under
+		# that C library and under the patched one (run-target).
+		mkdir -p "$build/$t_arch/glibc"
+		if $abi_cc $cflags -pthread -o "$build/$t_arch/glibc/m68k-glibc" \
+			"$here/m68k-glibc.c" 2>"$prep/m68k-glibc.err"; then
+			emit "ok - $t_arch: m68k-glibc builds with $abi_cc (dynamic)"
+		else
+			emit "not ok - $t_arch: m68k-glibc builds with $abi_cc (dynamic)"
+			sed 's/^/#   /' "$prep/m68k-glibc.err"
+			rm -f "$build/$t_arch/glibc/m68k-glibc"
+		fi
 	fi
 done
 # The kernel's own vDSO selftests, built from the source of the kernel each
@@ -265,6 +330,24 @@ for t in $known; do
 		echo "dir $dir" >"$prep/kselftest-$t"
 	fi
 done
+# The kernel's vdso_test_clock_getres compares the C library's
+# clock_getres with the syscall: static against Debian's glibc (the
+# kselftest step) both are the syscall; built dynamically from the 6.12
+# source build-selftests extracted, the m68k guests run it under the
+# patched glibc too, whose clock_getres is the vDSO's.
+if [ -d "$build/m68k/glibc" ] && [ -n "$glibc_targets" ]; then
+	abi_cc=m68k-linux-gnu-gcc-12
+	ksrc=$(ls -d "$cache"/src/selftests-6.12/*/tools/testing/selftests/vDSO 2>/dev/null | head -n 1)
+	rm -f "$build/m68k/glibc/vdso_test_clock_getres"
+	if [ -f "$ksrc/vdso_test_clock_getres.c" ] &&
+		$abi_cc -O2 -I"$ksrc/.." -o "$build/m68k/glibc/vdso_test_clock_getres" \
+			"$ksrc/vdso_test_clock_getres.c" 2>"$prep/ksft-getres-glibc.err"; then
+		emit "ok - m68k: vdso_test_clock_getres builds with $abi_cc (dynamic, for glibc)"
+	elif [ -f "$ksrc/vdso_test_clock_getres.c" ]; then
+		emit "not ok - m68k: vdso_test_clock_getres builds with $abi_cc (dynamic, for glibc)"
+		sed 's/^/#   /' "$prep/ksft-getres-glibc.err"
+	fi
+fi
 echo "# phases 1-2 took $(($(date +%s) - started)) s"
 
 # ---- phase 3: boots, VDSOKIT_MATRIX_JOBS at a time -------------------------

@@ -31,6 +31,9 @@ qemu-kernels:
 	tests/qemu/fetch-kernels
 	tests/qemu/build-kernel m68k
 	tests/qemu/build-kernel m68k-vdso
+	tests/qemu/build-kernel m68k-vdso-off
+	tests/qemu/build-kernel m68k-vdso-amiga030
+	tests/qemu/build-glibc
 	tests/qemu/build-kernel sparc64
 	tests/qemu/build-kernel riscv64
 	tests/qemu/build-kernel ppc64
