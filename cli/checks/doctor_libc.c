@@ -58,9 +58,16 @@ void doctor_check_libc_clock(struct doctor_report *r)
 		return;   /* static, or the C library's own: nothing interposed */
 	Dl_info info, self;
 	const char *object = dladdr(seen, &info) && info.dli_fname ? info.dli_fname : "an unknown object";
-	/* A sanitizer's interceptor, linked into this program: not a preloaded shim. */
+	/* A sanitizer's interceptor, linked into this program or its runtime
+	 * (libasan.so, libtsan.so, ...): not a preloaded shim. */
 	if (dladdr((void *)doctor_check_libc_clock, &self) && self.dli_fbase == info.dli_fbase)
 		return;
+	static const char *const sanitizers[] = { "libasan", "libtsan", "liblsan", "libubsan",
+						  "libhwasan", "libmsan" };
+	const char *base = strrchr(object, '/') ? strrchr(object, '/') + 1 : object;
+	for (size_t i = 0; i < sizeof(sanitizers) / sizeof(sanitizers[0]); i++)
+		if (strncmp(base, sanitizers[i], strlen(sanitizers[i])) == 0)
+			return;
 	struct doctor_finding *f = doctor_finding_add(r, "libc-clock-interposed", SEVERITY_SLOW,
 		"the C library's clock_gettime is replaced by %s: programs calling it run that "
 		"code, not the C library's vDSO path", object);

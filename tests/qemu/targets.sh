@@ -20,6 +20,8 @@
 #               known, reported bug (the library's, or an upstream kernel
 #               selftest's), and t_todo_why the reason: those
 #               stay "not ok" with "# TODO reason" (tests/qemu/run-target)
+#   t_boot_timeout  seconds the guest's plan may take, where 300 (the
+#               default, VDSOKIT_BOOT_TIMEOUT) is too short under emulation
 # and returns 1 for an unknown target.
 
 # amd64-i386, arm64-armhf, mips64el-o32/n32 and sparc64-sparc32 boot the
@@ -49,7 +51,7 @@ host_tsc_khz() {
 }
 
 target_info() {
-	t_append_extra="" t_cflags="" t_todo="" t_todo_why=""
+	t_append_extra="" t_cflags="" t_todo="" t_todo_why="" t_boot_timeout=""
 	case $1 in
 	arm64 | arm64-6.12 | arm64-armhf)
 		t_arch=aarch64 t_triple=aarch64-linux-gnu t_kernel="fetch arm64"
@@ -59,6 +61,9 @@ target_info() {
 		arm64) t_about="QEMU virt, cortex-a72" ;;
 		arm64-6.12)
 			t_kernel="fetch arm64-6.12"
+			# The vDSO's getrandom: the lifecycle tests and the chacha
+			# selftest run in full, 300 s and more under a loaded host.
+			t_boot_timeout=600
 			t_about="QEMU virt, cortex-a72, Debian 6.12 (__kernel_getrandom)"
 			;;
 		arm64-armhf)
@@ -113,6 +118,7 @@ target_info() {
 		# flavour has none).
 		amd64-6.12)
 			t_kernel="fetch amd64-6.12"
+			t_boot_timeout=600 # as arm64-6.12: 272 s of 300 under load
 			t_about="QEMU pc, Debian 6.12 (__vdso_getrandom)"
 			;;
 		amd64-x32)
