@@ -68,4 +68,10 @@ else
 	grep -E 'ERROR: AddressSanitizer|runtime error|LeakSanitizer|Failed|not ok|Dubious' \
 		"$asan/prove.log" | head -40 | sed 's/^/# /'
 	echo "# whole log: $asan/prove.log"
+	# prove -j2 keeps no test's own output: run each failed compiled
+	# test once more to show its diagnostics (a flaky failure may pass).
+	for t in $(sed -n 's|^\('"$asan"'/tests/[^ ]*\.t\) .*Wstat.*|\1|p' "$asan/prove.log"); do
+		echo "# again: $t"
+		"$t" 2>&1 | grep -E '^(not ok|#)|ERROR|runtime error' | head -30 | sed 's/^/#   /'
+	done
 fi
