@@ -133,7 +133,7 @@ for env in EPERM:clock_gettime EPERM:gettimeofday EPERM:time EPERM:getrandom EPE
 	run_all "$env"
 done
 
-for env in EPERM:clock_gettime EPERM:gettimeofday EPERM:getrandom ENOSYS:clock_gettime; do
+for env in EPERM:clock_gettime EPERM:gettimeofday EPERM:getrandom EPERM:getcpu ENOSYS:clock_gettime; do
 	sys=${env#*:}
 	in_env "$env" verify --time 0.1 --json
 	json_check "$env: verify fails nothing and skips with the reason" "$tmp/out" \

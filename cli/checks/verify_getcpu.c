@@ -63,7 +63,7 @@ void verify_getcpu(struct check_list *out, const char *group, double seconds)
 			int sys = vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &sys_cpu, &sys_node);
 			if (reference_refused(sys)) {
 				/* The first probe answered, this one is refused: nothing to hold against. */
-				reference_answered(sys, &reference_error);
+				reference_error = sys;
 				break;
 			}
 			int raw = have_raw ? vdsokit_getcpu_via(VDSOKIT_ROUTE_VDSO, &raw_cpu, &raw_node) : 0;
