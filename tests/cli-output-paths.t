@@ -3,8 +3,10 @@
 # Output files by what the path names: a path to an open descriptor
 # (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written through it, at its
 # offset, never replaced; a dangling symlink is followed and survives a
-# failed write; bench opens its chart only after measuring, and INT, TERM
-# or HUP leave no temporary file behind (exit 128 + signal).
+# failed write; bench and metrics open their file only after measuring,
+# and INT, TERM or HUP, while measuring or while the temporary exists,
+# leave no temporary file behind, the old file and a symlink as they were
+# (exit 128 + signal).
 . "$(dirname "$0")/lib.sh"
 
 cd "$tmp" || exit 1
@@ -53,23 +55,130 @@ else
 	{ cat "$tmp/err"; ls -la "$tmp"; } | diag
 fi
 
-# Killed while measuring: no temporary left, exit 128 + signal.
-for pair in TERM:15 HUP:1; do
+# Interrupted (INT, TERM, HUP): exit 128 + signal once the file is cleaned
+# up, no temporary left in the directory, the previous contents whole, a
+# symlink still a symlink to the same file.  bench --svg and metrics -o
+# share the output layer; both open their file only after measuring.
+# A background job of sh starts with INT ignored, which the tool keeps
+# (nohup's promise): env --default-signal puts it back for the test.
+if ! have perl; then
+	skip "signals: no perl to tell an exit from a death by signal"
+	done_testing
+	exit 0
+fi
+if env --default-signal=INT true 2>/dev/null; then
+	restore_int="env --default-signal=INT"
+else
+	restore_int=""
+fi
+# run_status NAME COMMAND...: runs COMMAND with its pid in $tmp/NAME.pid, then
+# writes "exit N" or "signal N" to $tmp/NAME.status: the shell's $? says
+# 128 + N for both, and the tool promises an exit, after its cleanup.
+run_status() {
+	name=$1
+	shift
+	rm -f "$tmp/$name.pid" "$tmp/$name.status"
+	perl -e 'my ($pidfile, $statusfile, @cmd) = @ARGV;
+		 my $pid = fork // die "fork: $!";
+		 if (!$pid) { exec { $cmd[0] } @cmd; exit 127 }
+		 open(my $p, ">", $pidfile) or die; print $p $pid; close $p;
+		 waitpid($pid, 0);
+		 open(my $f, ">", "$statusfile.new") or die;
+		 print $f ($? & 127 ? "signal " . ($? & 127) : "exit " . ($? >> 8)); close $f;
+		 rename("$statusfile.new", $statusfile)' "$tmp/$name.pid" "$tmp/$name.status" "$@"
+}
+# signal_started SIG NAME...: once each NAME's pid is known, sends it SIG.
+signal_started() {
+	sig=$1
+	shift
+	for name; do
+		tries=0
+		while [ ! -s "$tmp/$name.pid" ] && [ $tries -lt 100 ]; do
+			sleep 0.1
+			tries=$((tries + 1))
+		done
+		kill -"$sig" "$(cat "$tmp/$name.pid")"
+	done
+}
+status_of() { cat "$tmp/$1.status" 2>/dev/null || echo "no status"; }
+
+# prepare DIR: a previous chart behind a symlink, a previous metrics file.
+prepare() {
+	mkdir "$1"
+	printf 'previous chart\n' >"$1/real.svg"
+	ln -s real.svg "$1/link.svg"
+	printf 'previous metrics\n' >"$1/metrics.prom"
+}
+# intact DIR WHAT: what the signal left in DIR is what was there before.
+intact() {
+	left=$(ls -A "$1" | tr '\n' ' ')
+	if [ "$left" = "link.svg metrics.prom real.svg " ] && [ -L "$1/link.svg" ] &&
+	   [ "$(readlink "$1/link.svg")" = real.svg ] &&
+	   [ "$(cat "$1/real.svg")" = "previous chart" ] &&
+	   [ "$(cat "$1/metrics.prom")" = "previous metrics" ]; then
+		return 0
+	fi
+	echo "left: $left; real.svg: $(head -c 60 "$1/real.svg"); metrics.prom: $(head -c 60 "$1/metrics.prom")"
+	return 1
+}
+
+# While measuring (--time 4, the signal after 1 s): a new chart, a chart
+# through the symlink and a metrics file, at once.
+for pair in INT:2 TERM:15 HUP:1; do
 	sig=${pair%:*}
-	mkdir "$tmp/$sig"
-	"$vdsokit" bench --time 4 --svg "$tmp/$sig/chart.svg" >/dev/null 2>&1 &
-	pid=$!
-	sleep 1
-	kill -"$sig" "$pid"
-	wait "$pid"
-	status=$?
 	want=$((128 + ${pair#*:}))
-	left=$(ls -A "$tmp/$sig")
-	if [ -z "$left" ] && [ "$status" = "$want" ]; then
-		ok "bench --svg killed by SIG$sig while measuring leaves nothing behind (exit $want)"
+	if [ "$sig" = INT ] && [ -z "$restore_int" ]; then
+		skip "SIGINT while measuring: env has no --default-signal to undo the background job's ignored INT"
+		continue
+	fi
+	d=$tmp/measuring-$sig
+	prepare "$d"
+	run_status new $restore_int "$vdsokit" bench --time 4 --svg "$d/new.svg" >/dev/null 2>&1 &
+	p1=$!
+	run_status link $restore_int "$vdsokit" bench --time 4 --svg "$d/link.svg" >/dev/null 2>&1 &
+	p2=$!
+	run_status metrics $restore_int "$vdsokit" metrics --time 4 -o "$d/metrics.prom" >/dev/null 2>&1 &
+	p3=$!
+	sleep 1
+	signal_started "$sig" new link metrics
+	wait "$p1" "$p2" "$p3"
+	got="$(status_of new), $(status_of link), $(status_of metrics)"
+	if why=$(intact "$d") && [ "$got" = "exit $want, exit $want, exit $want" ]; then
+		ok "SIG$sig while measuring: bench --svg (new, through a symlink) and metrics -o exit $want, leave the old files whole and no temporary"
 	else
-		not_ok "bench --svg killed by SIG$sig: exit $status (want $want), left: ${left:-nothing}"
+		not_ok "SIG$sig while measuring: $got (want exit $want), $why"
 	fi
 done
+
+# Between the last byte and the rename, the one moment the temporary
+# exists: strace refuses the rename and delivers the signal there (the
+# call never happens, as if the signal had come first).
+if ! have strace || ! strace -qq -o /dev/null true 2>/dev/null; then
+	skip "a signal while the temporary exists: no strace, or ptrace not allowed here"
+else
+	for pair in INT:2 TERM:15 HUP:1; do
+		sig=${pair%:*}
+		want=$((128 + ${pair#*:}))
+		d=$tmp/writing-$sig
+		prepare "$d"
+		all=""
+		for cmd in "bench --time 0.1 --svg $d/link.svg" "metrics --time 0.1 -o $d/metrics.prom"; do
+			# shellcheck disable=SC2086
+			run_status window strace -f -qq -o "$tmp/strace.log" -e trace=/^rename \
+				-e "inject=/^rename:error=EINTR:signal=$sig" "$vdsokit" $cmd >/dev/null 2>&1
+			status=$(status_of window)
+			if ! grep -q 'rename.*/\.vdsokit-.*INJECTED' "$tmp/strace.log"; then
+				all="$all; ${cmd%% *}: no rename of a temporary seen"
+			elif [ "$status" != "exit $want" ]; then
+				all="$all; ${cmd%% *}: $status"
+			fi
+		done
+		if why=$(intact "$d") && [ -z "$all" ]; then
+			ok "SIG$sig with the temporary written, before its rename: bench --svg through a symlink and metrics -o exit $want, remove it, keep the old files"
+		else
+			not_ok "SIG$sig with the temporary written (want exit $want)$all; $why"
+		fi
+	done
+fi
 
 done_testing

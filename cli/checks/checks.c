@@ -126,6 +126,18 @@ void check_skip_refused(struct check_result *r, const char *syscall, int result)
 		  reference_why(syscall, result, why, sizeof(why)));
 }
 
+void check_skip_reference(struct check_result *r, const char *syscall, const char *what, long error)
+{
+	char why[240];
+	if (reference_refused(error))
+		reference_why(syscall, error, why, sizeof(why));
+	else
+		snprintf(why, sizeof(why), "the %s syscall, the reference, failed during the run: %s",
+			 syscall, errno_name((int)-error));
+	check_set(r, CHECK_SKIP, "%s%s%s: nothing to compare with", why, what ? ", for " : "",
+		  what ? what : "");
+}
+
 int reference_clock_error(void)
 {
 	struct vdsokit_timespec ts;

@@ -110,6 +110,13 @@ int64_t timespec_ns(const struct vdsokit_timespec *ts);
  */
 /* Marks r skipped: "the NAME syscall, the reference, fails here: EPERM (…)". */
 void check_skip_refused(struct check_result *r, const char *syscall, int result);
+/*
+ * Marks r skipped after a reference call inside its loop failed
+ * (reference_answered): refused, as check_skip_refused; any other error,
+ * "the NAME syscall, the reference, failed during the run: EINVAL".
+ * what, if not NULL, says which call ("CLOCK_REALTIME_COARSE").
+ */
+void check_skip_reference(struct check_result *r, const char *syscall, const char *what, long error);
 /* 0 when the clock_gettime syscall reads CLOCK_REALTIME here, else its negative errno. */
 int reference_clock_error(void);
 

@@ -26,6 +26,15 @@ bool reference_refused(long result)
 	return result == -EPERM || result == -EACCES || result == -ENOSYS;
 }
 
+bool reference_answered(long result, long *first)
+{
+	if (result >= 0)
+		return true;
+	if (!*first)
+		*first = result;
+	return false;
+}
+
 bool reference_child_refused(int wait_status)
 {
 	return WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGSYS;

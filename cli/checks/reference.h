@@ -16,6 +16,14 @@
 /* Whether a reference call's result (0 / a value / -errno) says "no answer here". */
 bool reference_refused(long result);
 
+/*
+ * A reference call inside a measurement loop, whose readings bound the
+ * others: true when it answered (0 or a value).  Otherwise the loop must
+ * stop, for the readings around a failed call mean nothing, and *first
+ * (0 until then) keeps the -errno, for the skip's reason (check_skip_reference).
+ */
+bool reference_answered(long result, long *first);
+
 /* Whether a child's wait status says a seccomp filter killed it (SIGSYS). */
 bool reference_child_refused(int wait_status);
 

@@ -19,6 +19,7 @@
 #include "vdsokit.h"
 #include "output/output.h"
 #include "measure/measure.h"
+#include "checks/reference.h"
 
 #define NSEC_PER_SEC 1000000000LL
 
@@ -92,6 +93,7 @@ struct sandwich_stats {
 	/* first violation, for the report */
 	int64_t before_ns, vdso_ns, library_ns, after_ns;
 	bool have_raw;
+	long reference_error;       /* a syscall reading failed: the -errno */
 };
 
 static void sandwich_clock(long clock, double seconds, struct sandwich_stats *st)
@@ -105,11 +107,15 @@ static void sandwich_clock(long clock, double seconds, struct sandwich_stats *st
 	for (long long n = 0;; n++) {
 		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &before);
+		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &before),
+					&st->reference_error))
+			break;
 		if (st->have_raw)
 			vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, id, &raw);
 		vdsokit_clock_gettime(id, &lib);
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &after);
+		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &after),
+					&st->reference_error))
+			break;
 		if (!st->have_raw)
 			raw = lib;
 		int64_t b = timespec_ns(&before), v = timespec_ns(&raw), l = timespec_ns(&lib),
@@ -137,6 +143,11 @@ static void check_sandwich_gettime(struct check_list *out, const char *group, lo
 	struct sandwich_stats st;
 	struct check_result *r = check_add(out, group, "clock_gettime(%s)", clock_label(clock));
 	sandwich_clock(clock, seconds, &st);
+	if (st.reference_error) {
+		/* Accepted by the first probe, refused (or failed) later: no figures. */
+		check_skip_reference(r, "clock_gettime", NULL, st.reference_error);
+		return;
+	}
 	check_number(r, "rounds", "calls", st.rounds);
 	check_number(r, "violations", "", st.violations);
 	check_number(r, "widest_sandwich", "ns", st.widest_ns);
@@ -308,15 +319,20 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 	}
 
 	long long rounds = 0, violations = 0;
+	long reference_error = 0;
 	int64_t first_before = 0, first_tv = 0, first_after = 0;
 	double deadline = bench_now_ns() + seconds * 1e9;
 	for (long long n = 0;; n++) {
 		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
 		struct vdsokit_timespec before, after;
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &before);
+		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME,
+								  &before), &reference_error))
+			break;
 		int rc = call(&tv, NULL);
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &after);
+		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME,
+								  &after), &reference_error))
+			break;
 		rounds++;
 		/* In microseconds: gettimeofday truncates the same nanoseconds. */
 		int64_t b = timespec_ns(&before) / 1000, a = timespec_ns(&after) / 1000;
@@ -328,6 +344,10 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 				first_after = a;
 			}
 		}
+	}
+	if (reference_error) {
+		check_skip_reference(r, "clock_gettime", "CLOCK_REALTIME", reference_error);
+		return;
 	}
 	check_number(r, "rounds", "calls", rounds);
 	check_number(r, "violations", "", violations);
@@ -369,15 +389,27 @@ static void check_time_path(struct check_list *out, const char *group, const cha
 		return;
 	}
 	long long rounds = 0, violations = 0, null_refused = 0;
+	long reference_error = 0;
+	const char *reference_clock = NULL;
 	int64_t first[3] = { 0, 0, 0 };
 	double deadline = bench_now_ns() + seconds * 1e9;
 	for (long long n = 0;; n++) {
 		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
 		struct vdsokit_timespec before, after;
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME_COARSE, &before);
+		/* The lower bound is another clock than the probe's: its first call may be refused. */
+		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL,
+								  CLOCK_REALTIME_COARSE, &before),
+					&reference_error)) {
+			reference_clock = "CLOCK_REALTIME_COARSE";
+			break;
+		}
 		int rc = call(&t);
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &after);
+		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME,
+								  &after), &reference_error)) {
+			reference_clock = "CLOCK_REALTIME";
+			break;
+		}
 		rounds++;
 		if (rc != 0 || t < before.tv_sec || t > after.tv_sec) {
 			if (violations++ == 0) {
@@ -388,6 +420,10 @@ static void check_time_path(struct check_list *out, const char *group, const cha
 		}
 		if ((n & 1023) == 0 && call(NULL) != 0)
 			null_refused++;
+	}
+	if (reference_error) {
+		check_skip_reference(r, "clock_gettime", reference_clock, reference_error);
+		return;
 	}
 	check_number(r, "rounds", "calls", rounds);
 	check_number(r, "violations", "", violations);

@@ -23,6 +23,7 @@
 #include "output/output.h"
 #include "host/threads.h"
 #include "host/child.h"
+#include "checks/reference.h"
 
 typedef ssize_t getrandom_path(void *buf, size_t len, unsigned flags);
 
@@ -61,6 +62,24 @@ static bool skip_if_refused(struct check_result *r, ssize_t result)
 	return true;
 }
 
+/*
+ * A refusal inside the loop, for flags or a length the first probe did not
+ * ask (a filter on GRND_NONBLOCK): the syscall is asked the same; refused
+ * too, the check is a skip with its reason.  Answered, the path's error
+ * is its own and the caller fails it.
+ */
+static bool skip_if_refused_for(struct check_result *r, const char *who, size_t len, unsigned flags)
+{
+	unsigned char buf[16];
+	ssize_t sys = random_syscall(buf, len < sizeof(buf) ? len : sizeof(buf), flags);
+	if (!reference_refused(sys))
+		return false;
+	char what[96];
+	snprintf(what, sizeof(what), "flags %#x%s", flags, strcmp(who, "(syscall)") == 0 ? "" :
+		 ", which the vDSO's getrandom makes when its state needs it");
+	check_skip_reference(r, "getrandom", what, sys);
+	return true;
+}
 
 /* Whether mainline gives this architecture's vDSO a getrandom at all. */
 static bool vdso_getrandom_arch(const char *arch)
@@ -109,6 +128,9 @@ static void check_path(struct check_list *out, const char *group, const char *wh
 			memset(b, 0, len);
 			ssize_t ra = call(a, len, flags[f]), rb = call(b, len, flags[f]);
 			calls += 2;
+			if (reference_refused(ra != (ssize_t)len ? ra : rb) &&
+			    skip_if_refused_for(r, who, len, flags[f]))
+				goto done;
 			if (ra != (ssize_t)len || rb != (ssize_t)len) {
 				check_set(r, CHECK_FAIL, "asked %zu bytes (flags %#x), got %zd and %zd",
 					  len, flags[f], ra, rb);

@@ -10,7 +10,12 @@
  *                   is EPERM; ENOSYS is what a filter unaware of a newer
  *                   syscall returns)
  *   --kill          the refused syscall kills the process (SIGSYS)
- *   SYSCALL         a name from the table below, or a number
+ *   SYSCALL         a name from the table below, or a number; NAME@N=V
+ *                   refuses it only when its argument N (0-5) is V (the
+ *                   low 32 bits compared): clock_gettime@0=1 refuses
+ *                   CLOCK_MONOTONIC and lets the other clocks through, a
+ *                   sandbox that refuses a call the tool's first probe
+ *                   did not make
  *
  * Exit status: the command's; 125 for a usage error or a filter the kernel
  * refused, 126 when the architecture is not supported, 127 when the
@@ -178,11 +183,26 @@ int main(int argc, char **argv)
 		return usage("need SYSCALL[,SYSCALL...] -- COMMAND");
 
 	long refused[MAX_REFUSED];
+	int arg_index[MAX_REFUSED];      /* -1: refused whatever its arguments */
+	unsigned long arg_value[MAX_REFUSED];
 	unsigned count = 0;
 	char *list = argv[i], *save = NULL;
 	for (char *name = strtok_r(list, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
 		if (count == MAX_REFUSED)
 			return usage("too many syscalls");
+		arg_index[count] = -1;
+		char *at = strchr(name, '@');
+		if (at) {
+			char *end;
+			*at = 0;
+			if (at[1] < '0' || at[1] > '5' || at[2] != '=' || !at[3])
+				return usage("NAME@N=V: N is 0 to 5, V a number");
+			arg_index[count] = at[1] - '0';
+			errno = 0;
+			arg_value[count] = strtoul(at + 3, &end, 0);
+			if (errno || *end)
+				return usage("NAME@N=V: V is a number");
+		}
 		/* A name from the table, or a number for any other syscall of this ABI. */
 		char *end;
 		long nr = strtol(name, &end, 10);
@@ -205,21 +225,44 @@ int main(int argc, char **argv)
 #else
 	/*
 	 * load arch; foreign ABI -> kill; load nr; one test per refused
-	 * number (equal: jump to the refusal at the end); allow.
+	 * number (equal: jump to the refusal at the end), or for NAME@N=V
+	 * four: number unequal -> over the next three; load the argument's
+	 * low word; equal -> the refusal; load nr again; then allow.
 	 */
-	struct sock_filter prog[4 + MAX_REFUSED + 2];
-	unsigned n = 0;
+	struct sock_filter prog[4 + 4 * MAX_REFUSED + 2];
+	unsigned length = 4 + 2, n = 0;
+	for (unsigned k = 0; k < count; k++)
+		length += arg_index[k] < 0 ? 1 : 4;
+	const unsigned refusal = length - 1;
 	prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 						 offsetof(struct seccomp_data, arch));
 	prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, NATIVE_AUDIT_ARCH, 1, 0);
 	prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS);
 	prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
 						 offsetof(struct seccomp_data, nr));
-	for (unsigned k = 0; k < count; k++)
-		/* jt: over the remaining tests and the allow, to the refusal. */
+	for (unsigned k = 0; k < count; k++) {
+		if (arg_index[k] < 0) {
+			/* jt: over the remaining tests and the allow, to the refusal. */
+			prog[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+							       (unsigned)refused[k],
+							       (unsigned char)(refusal - n - 1), 0);
+			n++;
+			continue;
+		}
+		unsigned offset = offsetof(struct seccomp_data, args) + 8 * (unsigned)arg_index[k];
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+		offset += 4;
+#endif
 		prog[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-							 (unsigned)refused[k],
-							 (unsigned char)(count - k), 0);
+							 (unsigned)refused[k], 0, 3);
+		prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offset);
+		prog[n] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+						       (unsigned)arg_value[k],
+						       (unsigned char)(refusal - n - 1), 0);
+		n++;
+		prog[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+							 offsetof(struct seccomp_data, nr));
+	}
 	prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
 	prog[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, action);
 	struct sock_fprog fprog = { .len = (unsigned short)n, .filter = prog };
