@@ -144,18 +144,23 @@ check_doc() {
 	fi
 }
 
-# json OUT ARGS...: runs vdsokit ARGS... into $tmp/OUT.json, valid JSON.
-json() {
-	out=$tmp/$1.json
-	shift
-	run "$@"
-	cp "$tmp/out" "$out"
-	if [ "$status" -le 1 ] && [ -s "$out" ] && jq -e . "$out" >/dev/null 2>&1; then
-		ok "vdsokit $*: valid JSON (exit $status)"
+# valid OUT WHAT: the last run's output, kept as $tmp/OUT.json, is JSON.
+valid() {
+	cp "$tmp/out" "$tmp/$1.json"
+	if [ "$status" -le 1 ] && [ -s "$tmp/$1.json" ] && jq -e . "$tmp/$1.json" >/dev/null 2>&1; then
+		ok "$2: valid JSON (exit $status)"
 	else
-		not_ok "vdsokit $*: valid JSON (exit $status)"
+		not_ok "$2: valid JSON (exit $status)"
 		diag <"$tmp/err"
 	fi
+}
+
+# json OUT ARGS...: runs vdsokit ARGS... into $tmp/OUT.json, valid JSON.
+json() {
+	out=$1
+	shift
+	run "$@"
+	valid "$out" "vdsokit $*"
 }
 
 arch=$("$vdsokit" --version | sed -n 's/.*, \([a-z0-9_]*\))$/\1/p')
@@ -173,6 +178,21 @@ with_image() {
 		json "$@" --image "$image"
 	fi
 }
+# refused OUT SYSCALL ARGS...: json OUT ARGS... with SYSCALL refused by a
+# seccomp filter (EPERM), when tests/tools/sandbox-run is built: the members
+# of a refused call.
+sandbox=$build/tests/tools/sandbox-run
+refused() {
+	out=$1
+	filter=$2
+	shift 2
+	[ -x "$sandbox" ] || return 0
+	"$sandbox" --errno EPERM "$filter" -- "$vdsokit" "$@" >"$tmp/out" 2>"$tmp/err"
+	status=$?
+	valid "$out" "vdsokit $* ($filter refused)"
+}
+[ -x "$sandbox" ] || skip "$sandbox not built (make tests): refused calls' members not checked"
+
 # outputs OUT...: those of the files $tmp/OUT.json that were written.
 outputs() {
 	for o; do
@@ -182,7 +202,8 @@ outputs() {
 
 json report report --json
 json report-nb report --json --no-bench
-check_doc report $(outputs report report-nb) -- '`report`' 'host host.'
+refused report-refused getrandom report --json
+check_doc report $(outputs report report-nb report-refused) -- '`report`' 'host host.'
 
 json info info --json
 with_image info-img info --json
@@ -206,7 +227,8 @@ if [ "$arch" = x86_64 ] || [ "$arch" = i386 ]; then
 	json bench-latency bench --json --time 0.02 --functions time --latency
 	latency=bench-latency
 fi
-check_doc bench $(outputs bench $latency) -- '`bench`' 'host host.' \
+refused bench-refused getrandom bench --json --time 0.05 --functions getrandom,time
+check_doc bench $(outputs bench $latency bench-refused) -- '`bench`' 'host host.' \
 	'path floor. results[].paths.vdsokit. results[].paths.vdso. results[].paths.libc. results[].paths.syscall.'
 
 json compare-one compare "$tmp/bench.json" --json
@@ -215,16 +237,18 @@ check_doc compare $(outputs compare-one compare-two) -- '`compare`'
 
 json verify verify --json --time 0.1
 with_image verify-img verify --json --time 0.1
+refused verify-refused getrandom verify --json --time 0.1
 # units: the unit of each figure that has one, under the figure's name.
-for f in $(outputs verify verify-img); do
+for f in $(outputs verify verify-img verify-refused); do
 	jq '.checks[] |= (.numbers += (.units | with_entries(.value = 0)) | .units = {})' \
 		"$f" >"$f.folded" && mv "$f.folded" "$f"
 done
-check_doc verify $(outputs verify verify-img) -- '`verify`' 'host host.' 'figures checks[].numbers.'
+check_doc verify $(outputs verify verify-img verify-refused) -- '`verify`' 'host host.' 'figures checks[].numbers.'
 
 json abi abi --json
 with_image abi-img abi --json
-check_doc abi $(outputs abi abi-img) -- '`abi`' 'host host.' \
+refused abi-refused time abi --json
+check_doc abi $(outputs abi abi-img abi-refused) -- '`abi`' 'host host.' \
 	'outcome cases[].syscall. cases[].vdso. cases[].library.'
 
 json doctor doctor --json
