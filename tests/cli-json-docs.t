@@ -207,7 +207,18 @@ check_doc report $(outputs report report-nb report-refused) -- '`report`' 'host 
 
 json info info --json
 with_image info-img info --json
-check_doc info $(outputs info info-img) -- '`info`' 'host host.' 'inventory image.'
+# An image without clock_gettime's symbol: the library falls back to the syscall.
+absent=$build/images/$arch/absent.so
+[ -f "$absent" ] && json info-absent info --json --image "$absent"
+check_doc info $(outputs info info-img info-absent) -- '`info`' 'host host.' 'inventory image.'
+# "null for none", not the API's -1.
+if jq -se '[.[].functions[] | select((.syscall == null) != (.syscall_nr == null))] == []' \
+	$(outputs info info-absent) >/dev/null; then
+	ok "info: a function's syscall_nr is null exactly when it has no syscall"
+else
+	not_ok "info: a function's syscall_nr is null exactly when it has no syscall"
+	jq -c '.functions[] | {function, syscall, syscall_nr}' $(outputs info info-absent) | diag
+fi
 
 "$vdsokit" dump -o "$tmp/vdso.so" 2>/dev/null
 json inspect inspect "$tmp/vdso.so" --json

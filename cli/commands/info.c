@@ -157,7 +157,12 @@ static void print_functions_json(struct json_writer *w, const struct info_functi
 			else
 				json_null(w);
 			json_kv_string(w, "syscall", path->syscall);
-			json_kv_int(w, "syscall_nr", path->syscall_nr);
+			/* null for none, as docs/json.md says: the API's -1 is no number. */
+			json_key(w, "syscall_nr");
+			if (path->syscall && path->syscall_nr >= 0)
+				json_int(w, path->syscall_nr);
+			else
+				json_null(w);
 		}
 		vdso_stack_json(w, f->stack);
 		json_object_end(w);
