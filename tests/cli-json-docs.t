@@ -9,8 +9,8 @@
 # inventory, bench's path object, abi's outcome, verify's figures) are
 # checked wherever they appear.  Each command runs in the conditions its
 # conditional members need (--image, --no-bench, one input file and two),
-# briefly.  Every output is valid JSON (jq), and for abi and verify the text
-# and the JSON give the same counts.
+# briefly.  Every output is valid JSON (jq); the text and the JSON give the
+# same counts (abi, verify) and the same rows and routes (bench).
 # shellcheck disable=SC2016,SC2046 # `backquoted` headings; lists of files
 . "$(dirname "$0")/lib.sh"
 
@@ -276,6 +276,32 @@ else
 	not_ok "abi: the text's summary has the JSON's counts ($want)"
 	tail -2 "$tmp/out" | diag
 fi
+# bench_routes OUT [SYSCALL] ARGS...: bench's rows and routes in the text are
+# those of $tmp/OUT.json (written with ARGS and --json, with SYSCALL refused
+# when given); the text says "failed" for the route of a call refused.
+bench_routes() {
+	out=$1
+	filter=$2
+	shift 2
+	[ -f "$tmp/$out.json" ] || return 0
+	jq -r '.results[] | "\(.label) \(if .paths.vdsokit.error then "failed" else (.route // "?") end)"' \
+		"$tmp/$out.json" >"$tmp/routes.json"
+	if [ -n "$filter" ]; then
+		"$sandbox" --errno EPERM "$filter" -- "$vdsokit" bench "$@" >"$tmp/out" 2>"$tmp/err"
+	else
+		run bench "$@"
+	fi
+	awk '$1 == "function/clock" { on = 1; next } on && (/:/ || NF < 7) { exit } on { print $1, $2 }' \
+		"$tmp/out" >"$tmp/routes.text"
+	if [ -s "$tmp/routes.text" ] && cmp -s "$tmp/routes.json" "$tmp/routes.text"; then
+		ok "bench $*${filter:+ ($filter refused)}: the text's rows and routes are the JSON's"
+	else
+		not_ok "bench $*${filter:+ ($filter refused)}: the text's rows and routes are the JSON's"
+		diff "$tmp/routes.json" "$tmp/routes.text" | diag
+	fi
+}
+bench_routes bench '' --time 0.05 --functions clock_gettime,getcpu,getrandom,time --clocks MONOTONIC,100
+bench_routes bench-refused getrandom --time 0.05 --functions getrandom,time
 run verify --time 0.1
 want=$(jq -r '.summary | "\(.checks) checks: \(.passed) passed, \(.failed) failed, \(.skipped) skipped"' \
 	"$tmp/verify.json")
