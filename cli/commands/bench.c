@@ -696,20 +696,8 @@ static void print_json(FILE *out, const struct bench_run *run)
 			json_kv_int(&w, "length", row->c.arg);
 		if (row->c.func == VDSOKIT_FN_GETCPU)
 			json_kv_bool(&w, "node", row->c.arg == BENCH_GETCPU_NODE);
-		if (row->route_known) {
-			json_kv_string(&w, "route", vdsokit_route_name(row->route.route));
-			/* Not "fast path" for a call that fails. */
-			if (row->r[BENCH_LIBRARY].refused) {
-				json_key(&w, "reason");
-				json_stringf(&w, "the call fails here: %s",
-					     errno_name(-row->r[BENCH_LIBRARY].refused));
-			} else {
-				json_kv_string(&w, "reason", vdsokit_reason_text(row->route.reason));
-			}
-			json_kv_string(&w, "symbol", row->route.symbol);
-			json_kv_string(&w, "version", row->route.version);
-			json_kv_string(&w, "syscall", row->route.syscall);
-		}
+		if (row->route_known)
+			json_route_members(&w, &row->route, row->r[BENCH_LIBRARY].refused);
 		json_kv_double(&w, "speedup", speedup(row));
 		json_kv_string(&w, "vdso_call", raw_vdso_is_bare(row->c.func) ? "bare pointer" :
 			       "vdsokit_via");

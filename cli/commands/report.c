@@ -318,16 +318,7 @@ static void report_json(const struct host_facts *h, int init_result,
 			json_kv_int(&w, "clock", r->clock);
 			json_kv_string(&w, "clock_name", clock_id_name(clock, sizeof(clock), r->clock));
 		}
-		json_kv_string(&w, "route", vdsokit_route_name(r->info.route));
-		if (r->refused) {
-			json_key(&w, "reason");
-			json_stringf(&w, "the call fails here: %s", errno_name(-r->refused));
-		} else {
-			json_kv_string(&w, "reason", vdsokit_reason_text(r->info.reason));
-		}
-		json_kv_string(&w, "symbol", r->info.symbol);
-		json_kv_string(&w, "version", r->info.version);
-		json_kv_string(&w, "syscall", r->info.syscall);
+		json_route_members(&w, &r->info, r->refused);
 		json_object_end(&w);
 	}
 	json_array_end(&w);

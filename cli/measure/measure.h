@@ -92,6 +92,13 @@ void bench_case_init(struct bench_case *c, enum vdsokit_func func, long arg);
  */
 int bench_case_path(const struct bench_case *c, struct vdsokit_route_info *p);
 /*
+ * The members `route`, `reason`, `symbol`, `version` and `syscall` of the
+ * JSON object being written (bench's results[], report's routes[]): p's,
+ * with reason "the call fails here: EPERM" when the library's call was
+ * refused (refused: the negative errno, 0 if not).
+ */
+void json_route_members(struct json_writer *w, const struct vdsokit_route_info *p, int refused);
+/*
  * Measures the wanted paths of `count` cases within config->seconds: all
  * calibrated first, then in rounds of one batch per case and path, so that
  * a disturbance hits every figure alike.  A path the host does not have
