@@ -118,12 +118,15 @@ check_doc() {
 	sometimes $files >"$tmp/sometimes"
 
 	undocumented=$(comm -13 "$tmp/doc" "$tmp/json" | paste -sd' ' -)
-	# Absent: a member the outputs lack where they have its parent (the
-	# members of an object that may be missing are required only in it).
+	# Absent: a member the outputs lack where they have its parent, an
+	# object (none in a null, an empty array or a missing `name?`).
+	# shellcheck disable=SC2086
+	for f in $files; do presence "$f"; done | awk -F '\t' '$2 == "" { print $1 }' |
+		sort -u >"$tmp/objects"
 	absent=$(comm -23 "$tmp/doc.always" "$tmp/json" | awk '
 		NR == FNR { have[$0] = 1; next }
-		{ parent = $0; sub(/(\[\])?\.[^.]*$/, "", parent) }
-		parent == $0 || parent in have' "$tmp/json" - | paste -sd' ' -)
+		{ parent = $0; if (!sub(/\.[^.]*$/, "", parent)) parent = "" }
+		parent in have' "$tmp/objects" - | paste -sd' ' -)
 	unseen=$(comm -23 "$tmp/doc" "$tmp/json" | paste -sd' ' -)
 	missing=$(comm -12 "$tmp/doc.always" "$tmp/sometimes" | paste -sd' ' -)
 	if [ -z "$undocumented" ]; then
