@@ -342,6 +342,26 @@ struct finding {
 	unsigned count;
 };
 
+/*
+ * The run's result, which the text and the JSON both render: the cases and
+ * their outcomes, the findings, and every count said in a summary, counted
+ * once here so that the two cannot disagree.
+ */
+struct abi_run {
+	const struct abi_case *cases;
+	const struct case_result *results;
+	unsigned count;
+	bool differs[MAX_CASES][PATH_COUNT];    /* differs(), per case and path */
+	const struct finding *findings[PATH_COUNT];
+	unsigned finding_count[PATH_COUNT];
+	unsigned not_run;                       /* cases with a path not run */
+	unsigned refused;                       /* cases whose reference was refused */
+	unsigned compared[PATH_COUNT];          /* cases compared_case() for the path */
+	unsigned differ_count[PATH_COUNT];      /* cases where the path differs */
+	struct host_facts host;
+	int init_result;
+};
+
 static unsigned collect_findings(const struct abi_case *cases, const struct case_result *results,
 				 unsigned count, enum path p, struct finding *out, unsigned max)
 {
@@ -381,19 +401,47 @@ static void finding_sentence(const struct finding *f, char *buf, size_t size)
 		 f->syscall, f->arguments);
 }
 
-static void print_text(const struct abi_case *cases, const struct case_result *results,
-		       unsigned count, const struct finding *findings[PATH_COUNT],
-		       const unsigned finding_count[PATH_COUNT], unsigned not_run)
+/* The run's model, from the outcomes: findings, per-case differences and the counts. */
+static void abi_run_build(struct abi_run *run, const struct abi_case *cases,
+			  const struct case_result *results, unsigned count, unsigned not_run,
+			  int init_result)
+{
+	static struct finding found[PATH_COUNT][MAX_CASES];
+	memset(run, 0, sizeof(*run));
+	run->cases = cases;
+	run->results = results;
+	run->count = count;
+	run->not_run = not_run;
+	run->init_result = init_result;
+	host_facts_read(&run->host);
+	for (unsigned p = PATH_VDSO; p < PATH_COUNT; p++) {
+		run->findings[p] = found[p];
+		run->finding_count[p] = collect_findings(cases, results, count, p, found[p],
+							 MAX_CASES);
+	}
+	run->refused = print_refused(NULL, "", cases, results, count);
+	for (unsigned i = 0; i < count; i++) {
+		for (unsigned p = PATH_VDSO; p < PATH_COUNT; p++) {
+			run->differs[i][p] = differs(&results[i], p);
+			run->differ_count[p] += run->differs[i][p];
+			run->compared[p] += compared_case(&results[i], p);
+		}
+	}
+}
+
+static void print_text(const struct abi_run *run)
 {
 	static const char *const headers[] = { "#", "call", "syscall", "vDSO", "library", "differs" };
 	static const enum table_align align[] = { TABLE_RIGHT, TABLE_LEFT, TABLE_LEFT, TABLE_LEFT,
 						  TABLE_LEFT, TABLE_LEFT };
-	struct host_facts h;
-	host_facts_read(&h);
+	const struct abi_case *cases = run->cases;
+	const struct case_result *results = run->results;
+	unsigned count = run->count, not_run = run->not_run;
+	const struct host_facts *h = &run->host;
 	printf("vdsokit abi: Linux %s, library %s, %s%s; %u cases, each call in its own "
-	       "child process\n\n", host_kernel_text(&h), vdsokit_arch_name(),
+	       "child process\n\n", host_kernel_text(h), vdsokit_arch_name(),
 	       cli_image_path() ? "image " : "vDSO ", cli_image_path() ? cli_image_path() :
-	       h.auxv_sysinfo_ehdr ? "mapped" : "not mapped", count);
+	       h->auxv_sysinfo_ehdr ? "mapped" : "not mapped", count);
 
 	struct table t;
 	table_init(&t, 6, headers, align);
@@ -401,7 +449,7 @@ static void print_text(const struct abi_case *cases, const struct case_result *r
 		char text[PATH_COUNT][24];
 		for (unsigned p = 0; p < PATH_COUNT; p++)
 			outcome_text(&results[i].paths[p], text[p], sizeof(text[p]));
-		bool dv = differs(&results[i], PATH_VDSO), dl = differs(&results[i], PATH_LIBRARY);
+		bool dv = run->differs[i][PATH_VDSO], dl = run->differs[i][PATH_LIBRARY];
 		table_row(&t);
 		table_cellf(&t, "%u", i + 1);
 		table_cell(&t, cases[i].call);
@@ -421,29 +469,22 @@ static void print_text(const struct abi_case *cases, const struct case_result *r
 	for (unsigned p = PATH_VDSO; p < PATH_COUNT; p++) {
 		printf("\n%s\n", titles[p]);
 		/* "Nowhere" is a claim about the cases compared, and only those. */
-		unsigned compared = 0;
-		for (unsigned i = 0; i < count; i++)
-			compared += compared_case(&results[i], p);
-		if (finding_count[p] == 0 && compared == 0)
+		unsigned compared = run->compared[p];
+		if (run->finding_count[p] == 0 && compared == 0)
 			printf("  unknown: no case could be compared (%u could not be run)\n", not_run);
-		else if (finding_count[p] == 0 && compared < count)
+		else if (run->finding_count[p] == 0 && compared < count)
 			printf("  nowhere in the %u cases compared: same return value, errno or "
 			       "signal (the other %u could not be compared)\n", compared,
 			       count - compared);
-		else if (finding_count[p] == 0)
+		else if (run->finding_count[p] == 0)
 			printf("  nowhere: same return value, errno or signal in every case\n");
-		for (unsigned j = 0; j < finding_count[p]; j++) {
+		for (unsigned j = 0; j < run->finding_count[p]; j++) {
 			char sentence[640];
-			finding_sentence(&findings[p][j], sentence, sizeof(sentence));
+			finding_sentence(&run->findings[p][j], sentence, sizeof(sentence));
 			printf("  %s\n", sentence);
 		}
 	}
-	unsigned dv = 0, dl = 0;
-	for (unsigned i = 0; i < count; i++) {
-		dv += differs(&results[i], PATH_VDSO);
-		dl += differs(&results[i], PATH_LIBRARY);
-	}
-	unsigned refused = print_refused(NULL, "", cases, results, count);
+	unsigned refused = run->refused;
 	if (refused) {
 		printf("\nSkipped, nothing to compare with:\n");
 		print_refused(stdout, "  ", cases, results, count);
@@ -453,7 +494,8 @@ static void print_text(const struct abi_case *cases, const struct case_result *r
 	else
 		printf("\n%u cases: %u ran, %u could not be run, %u skipped (the reference refused); "
 		       "the vDSO differs from the syscall in %u, the library in %u\n", count,
-		       count - not_run, not_run, refused, dv, dl);
+		       count - not_run, not_run, refused, run->differ_count[PATH_VDSO],
+		       run->differ_count[PATH_LIBRARY]);
 }
 
 static void json_outcome(struct json_writer *w, const char *key, const struct outcome *o,
@@ -486,19 +528,17 @@ static void json_outcome(struct json_writer *w, const char *key, const struct ou
 	json_object_end(w);
 }
 
-static void print_json(const struct abi_case *cases, const struct case_result *results,
-		       unsigned count, const struct finding *findings[PATH_COUNT],
-		       const unsigned finding_count[PATH_COUNT], unsigned not_run, int init_result)
+static void print_json(const struct abi_run *run)
 {
 	struct json_writer w;
-	struct host_facts h;
-	host_facts_read(&h);
+	const struct abi_case *cases = run->cases;
+	const struct case_result *results = run->results;
+	unsigned count = run->count;
 	json_document_begin(&w, stdout, "abi");
-	json_host(&w, &h, init_result);
+	json_host(&w, &run->host, run->init_result);
 	json_kv_string(&w, "image", cli_image_path());
 	json_key(&w, "cases");
 	json_array_begin(&w);
-	unsigned dv = 0, dl = 0;
 	for (unsigned i = 0; i < count; i++) {
 		const struct abi_case *c = &cases[i];
 		json_object_begin(&w);
@@ -512,23 +552,20 @@ static void print_json(const struct abi_case *cases, const struct case_result *r
 		json_kv_string(&w, "pointer", abi_pointer_name(c->pointer));
 		for (unsigned p = 0; p < PATH_COUNT; p++)
 			json_outcome(&w, path_keys[p], &results[i].paths[p], cli_func_name(c->fn));
-		bool v = differs(&results[i], PATH_VDSO), l = differs(&results[i], PATH_LIBRARY);
-		dv += v;
-		dl += l;
 		json_key(&w, "vdso_differs");
 		if (results[i].paths[PATH_VDSO].kind == OUTCOME_ABSENT)
 			json_null(&w);
 		else
-			json_bool(&w, v);
-		json_kv_bool(&w, "library_differs", l);
+			json_bool(&w, run->differs[i][PATH_VDSO]);
+		json_kv_bool(&w, "library_differs", run->differs[i][PATH_LIBRARY]);
 		json_object_end(&w);
 	}
 	json_array_end(&w);
 	json_key(&w, "findings");
 	json_array_begin(&w);
 	for (unsigned p = PATH_VDSO; p < PATH_COUNT; p++) {
-		for (unsigned j = 0; j < finding_count[p]; j++) {
-			const struct finding *f = &findings[p][j];
+		for (unsigned j = 0; j < run->finding_count[p]; j++) {
+			const struct finding *f = &run->findings[p][j];
 			char sentence[640];
 			finding_sentence(f, sentence, sizeof(sentence));
 			json_object_begin(&w);
@@ -545,20 +582,20 @@ static void print_json(const struct abi_case *cases, const struct case_result *r
 	json_key(&w, "summary");
 	json_object_begin(&w);
 	json_kv_int(&w, "cases", count);
-	json_kv_int(&w, "ran", count - not_run);
-	json_kv_int(&w, "not_run", not_run);
-	json_kv_int(&w, "refused", print_refused(NULL, "", cases, results, count));
+	json_kv_int(&w, "ran", count - run->not_run);
+	json_kv_int(&w, "not_run", run->not_run);
+	json_kv_int(&w, "refused", run->refused);
 	/* Counts of differences exist only where something was compared. */
 	json_key(&w, "vdso_differs");
-	if (not_run == count)
+	if (run->not_run == count)
 		json_null(&w);
 	else
-		json_int(&w, dv);
+		json_int(&w, run->differ_count[PATH_VDSO]);
 	json_key(&w, "library_differs");
-	if (not_run == count)
+	if (run->not_run == count)
 		json_null(&w);
 	else
-		json_int(&w, dl);
+		json_int(&w, run->differ_count[PATH_LIBRARY]);
 	json_object_end(&w);
 	json_document_end(&w);
 }
@@ -655,16 +692,12 @@ int cmd_abi(int argc, char **argv)
 		cli_warning(argv[0], "no second process (fork: %s): the cases with another "
 			    "process's clock were left out", errno_name(sleeper_error));
 
-	static struct finding found[PATH_COUNT][MAX_CASES];
-	const struct finding *findings[PATH_COUNT] = { found[0], found[1], found[2] };
-	unsigned finding_count[PATH_COUNT] = { 0, 0, 0 };
-	for (unsigned p = PATH_VDSO; p < PATH_COUNT; p++)
-		finding_count[p] = collect_findings(cases, results, count, p, found[p], MAX_CASES);
-
+	static struct abi_run run;
+	abi_run_build(&run, cases, results, count, not_run, init_result);
 	if (json)
-		print_json(cases, results, count, findings, finding_count, not_run, init_result);
+		print_json(&run);
 	else
-		print_text(cases, results, count, findings, finding_count, not_run);
+		print_text(&run);
 	if (not_run) {
 		/* The first reason stands for the rest: a failed fork fails them all alike. */
 		char why[96] = "";

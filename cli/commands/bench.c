@@ -77,6 +77,8 @@ struct crosscheck {
 	enum bench_path path;
 	uint64_t calls;
 	double plain_ns;
+	double median_ns;       /* the path's median in row */
+	double difference_pct;  /* how far the median is above plain_ns, in % */
 };
 
 struct bench_run {
@@ -320,6 +322,8 @@ static void run_crosschecks(struct bench_run *run)
 			for (unsigned k = 1; k < CROSSCHECK_LOOPS; k++)
 				if (loops[k] < check->plain_ns)
 					check->plain_ns = loops[k];
+			check->median_ns = r->median_ns;
+			check->difference_pct = (check->median_ns / check->plain_ns - 1) * 100;
 		}
 	}
 }
@@ -569,10 +573,9 @@ static void print_text(FILE *out, const struct bench_run *run, bool detail)
 			CROSSCHECK_LOOPS);
 		for (unsigned i = 0; i < run->check_count; i++) {
 			const struct crosscheck *k = &run->checks[i];
-			double median = k->row->r[k->path].median_ns;
 			fprintf(out, "%s %s %s (batches %+.1f %%)", i ? "," : "",
 				bench_path_title(k->path), fmt_duration_ns(buf, sizeof(buf), k->plain_ns),
-				(median / k->plain_ns - 1) * 100);
+				k->difference_pct);
 		}
 		fputc('\n', out);
 	}
@@ -693,20 +696,8 @@ static void print_json(FILE *out, const struct bench_run *run)
 			json_kv_int(&w, "length", row->c.arg);
 		if (row->c.func == VDSOKIT_FN_GETCPU)
 			json_kv_bool(&w, "node", row->c.arg == BENCH_GETCPU_NODE);
-		if (row->route_known) {
-			json_kv_string(&w, "route", vdsokit_route_name(row->route.route));
-			/* Not "fast path" for a call that fails. */
-			if (row->r[BENCH_LIBRARY].refused) {
-				json_key(&w, "reason");
-				json_stringf(&w, "the call fails here: %s",
-					     errno_name(-row->r[BENCH_LIBRARY].refused));
-			} else {
-				json_kv_string(&w, "reason", vdsokit_reason_text(row->route.reason));
-			}
-			json_kv_string(&w, "symbol", row->route.symbol);
-			json_kv_string(&w, "version", row->route.version);
-			json_kv_string(&w, "syscall", row->route.syscall);
-		}
+		if (row->route_known)
+			json_route_members(&w, &row->route, row->r[BENCH_LIBRARY].refused);
 		json_kv_double(&w, "speedup", speedup(row));
 		json_kv_string(&w, "vdso_call", raw_vdso_is_bare(row->c.func) ? "bare pointer" :
 			       "vdsokit_via");
@@ -725,7 +716,6 @@ static void print_json(FILE *out, const struct bench_run *run)
 	json_array_begin(&w);
 	for (unsigned i = 0; i < run->check_count; i++) {
 		const struct crosscheck *k = &run->checks[i];
-		double median = k->row->r[k->path].median_ns;
 		json_object_begin(&w);
 		json_kv_string(&w, "label", k->row->c.label);
 		json_kv_string(&w, "path", bench_path_name(k->path));
@@ -733,8 +723,8 @@ static void print_json(FILE *out, const struct bench_run *run)
 		json_kv_uint(&w, "plain_loops", CROSSCHECK_LOOPS);
 		json_kv_string(&w, "plain_loop_statistic", "min");
 		json_kv_double(&w, "plain_loop_ns", k->plain_ns);
-		json_kv_double(&w, "median_ns", median);
-		json_kv_double(&w, "difference_pct", (median / k->plain_ns - 1) * 100);
+		json_kv_double(&w, "median_ns", k->median_ns);
+		json_kv_double(&w, "difference_pct", k->difference_pct);
 		json_object_end(&w);
 	}
 	json_array_end(&w);

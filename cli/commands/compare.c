@@ -40,10 +40,21 @@ struct bench_file {
 	char description[160];              /* "Linux 6.1 m68k" */
 };
 
+/* One row, as the table, the JSON and the chart show it. */
 struct compare_row {
 	const char *label;
 	double before_ns, after_ns;
+	double improvement;                 /* before / after: NaN unless both */
 };
+
+static void compare_row_set(struct compare_row *row, const char *label, double before_ns,
+			    double after_ns)
+{
+	row->label = label;
+	row->before_ns = before_ns;
+	row->after_ns = after_ns;
+	row->improvement = before_ns / after_ns;
+}
 
 /* 0, or prints why FILE is unusable and returns CLI_EXIT_USAGE. */
 static int load(struct bench_file *f, const char *path)
@@ -143,7 +154,7 @@ static void print_table(const struct compare_row *rows, unsigned count, bool mar
 		table_cell(&t, rows[i].label);
 		table_cell(&t, fmt_ns_number(buf, sizeof(buf), rows[i].before_ns));
 		table_cell(&t, fmt_ns_number(buf, sizeof(buf), rows[i].after_ns));
-		table_cell(&t, fmt_ratio(buf, sizeof(buf), rows[i].before_ns / rows[i].after_ns));
+		table_cell(&t, fmt_ratio(buf, sizeof(buf), rows[i].improvement));
 	}
 	if (markdown)
 		table_print_markdown(&t, stdout);
@@ -174,7 +185,7 @@ static void print_json(const struct compare_row *rows, unsigned count, const cha
 		json_kv_string(&w, "label", rows[i].label);
 		json_kv_double(&w, "before_ns", rows[i].before_ns);
 		json_kv_double(&w, "after_ns", rows[i].after_ns);
-		json_kv_double(&w, "improvement", rows[i].before_ns / rows[i].after_ns);
+		json_kv_double(&w, "improvement", rows[i].improvement);
 		json_object_end(&w);
 	}
 	json_array_end(&w);
@@ -318,10 +329,8 @@ int cmd_compare(int argc, char **argv)
 		if (!label)
 			continue;
 		const struct json_value *a = files == 2 ? label_index_find(&after_index, label) : b;
-		rows[count].label = label;
-		rows[count].before_ns = path_median(b, before_path);
-		rows[count].after_ns = a ? path_median(a, path_name) : NAN;
-		count++;
+		compare_row_set(&rows[count++], label, path_median(b, before_path),
+				a ? path_median(a, path_name) : NAN);
 	}
 	/* Rows only the after side has (a function the new kernel added). */
 	for (size_t i = 0; files == 2 && i < after.results->count; i++) {
@@ -329,10 +338,7 @@ int cmd_compare(int argc, char **argv)
 		const char *label = json_get_string(a, "label");
 		if (!label || label_index_find(&before_index, label))
 			continue;
-		rows[count].label = label;
-		rows[count].before_ns = NAN;
-		rows[count].after_ns = path_median(a, path_name);
-		count++;
+		compare_row_set(&rows[count++], label, NAN, path_median(a, path_name));
 	}
 	if (count == 0) {
 		status = cli_error("compare", before.path, "no results with a label");

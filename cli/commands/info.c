@@ -52,7 +52,37 @@ static void measure_stack_use(void)
 		vdso_stack_measure((enum vdsokit_func)fn, &stack_use[fn]);
 }
 
-static void print_functions_text(const struct vdsokit_image *img)
+/*
+ * How each library function is served, as the text and the JSON show it:
+ * its route (for CLOCK_REALTIME: the clocks the vDSO serves), the offset of
+ * its entry in the image, and its measured stack use.
+ */
+struct info_function {
+	enum vdsokit_func fn;
+	bool known;                       /* vdsokit_route_of answered */
+	struct vdsokit_route_info route;
+	bool has_offset;
+	unsigned long offset;             /* of route.address in the image */
+	const struct vdso_stack_use *stack;
+};
+
+static void info_functions(struct info_function out[VDSOKIT_FN_COUNT],
+			   const struct vdsokit_image *img)
+{
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		struct info_function *f = &out[fn];
+		memset(f, 0, sizeof(*f));
+		f->fn = fn;
+		f->stack = &stack_use[fn];
+		f->known = vdsokit_route_of(fn, CLOCK_REALTIME, &f->route) == 0;
+		f->has_offset = f->known && img && f->route.address;
+		if (f->has_offset)
+			f->offset = (unsigned long)((const unsigned char *)f->route.address - img->data);
+	}
+}
+
+static void print_functions_text(const struct info_function *functions,
+				 const struct vdsokit_image *img)
 {
 	static const char *const headers[] = { "function", "route", "symbol", "offset",
 					       "stack", "fallback syscall", "why" };
@@ -62,31 +92,30 @@ static void print_functions_text(const struct vdsokit_image *img)
 	char stack[32];
 	table_init(&t, 7, headers, align);
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
-		struct vdsokit_route_info path;
+		const struct info_function *f = &functions[fn];
+		const struct vdsokit_route_info *path = &f->route;
 		table_row(&t);
 		table_cell(&t, cli_func_name(fn));
-		/* clock functions: REALTIME stands for the clocks the vDSO serves */
-		if (vdsokit_route_of(fn, CLOCK_REALTIME, &path) != 0) {
+		if (!f->known) {
 			table_cell(&t, "?");
 			continue;
 		}
-		table_cell(&t, vdsokit_route_name(path.route));
-		if (path.symbol)
-			table_cellf(&t, "%s%s%s", path.symbol, path.version ? "@" : "",
-				    path.version ? path.version : "");
+		table_cell(&t, vdsokit_route_name(path->route));
+		if (path->symbol)
+			table_cellf(&t, "%s%s%s", path->symbol, path->version ? "@" : "",
+				    path->version ? path->version : "");
 		else
 			table_cell(&t, "-");
-		if (img && path.address)
-			table_cellf(&t, "0x%lx", (unsigned long)((const unsigned char *)path.address -
-								  img->data));
+		if (f->has_offset)
+			table_cellf(&t, "0x%lx", f->offset);
 		else
 			table_cell(&t, "-");
-		table_cell(&t, vdso_stack_text(stack, sizeof(stack), &stack_use[fn]));
-		if (path.syscall)
-			table_cellf(&t, "%s (%ld)", path.syscall, path.syscall_nr);
+		table_cell(&t, vdso_stack_text(stack, sizeof(stack), f->stack));
+		if (path->syscall)
+			table_cellf(&t, "%s (%ld)", path->syscall, path->syscall_nr);
 		else
 			table_cell(&t, "-");
-		table_cell(&t, vdsokit_reason_text(path.reason));
+		table_cell(&t, vdsokit_reason_text(path->reason));
 	}
 	printf("\nlibvdsokit functions (clock functions shown for CLOCK_REALTIME):\n");
 	table_print(&t, stdout, "  ");
@@ -95,7 +124,7 @@ static void print_functions_text(const struct vdsokit_image *img)
 	       "call,\nover every clock the library sends to the vDSO (\"<=\": seen at a page's "
 	       "granularity only)\n");
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
-		const struct vdso_stack_use *u = &stack_use[fn];
+		const struct vdso_stack_use *u = functions[fn].stack;
 		char clock[32];
 		if (u->measured && u->through_library)
 			printf("  %s: through vdsokit_%s_via(VDSOKIT_ROUTE_VDSO), its frame included\n",
@@ -108,29 +137,34 @@ static void print_functions_text(const struct vdsokit_image *img)
 	}
 }
 
-static void print_functions_json(struct json_writer *w, const struct vdsokit_image *img)
+static void print_functions_json(struct json_writer *w, const struct info_function *functions)
 {
 	json_key(w, "functions");
 	json_array_begin(w);
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
-		struct vdsokit_route_info path;
+		const struct info_function *f = &functions[fn];
+		const struct vdsokit_route_info *path = &f->route;
 		json_object_begin(w);
 		json_kv_string(w, "function", cli_func_name(fn));
-		if (vdsokit_route_of(fn, CLOCK_REALTIME, &path) == 0) {
-			json_kv_string(w, "route", vdsokit_route_name(path.route));
-			json_kv_string(w, "reason", vdsokit_reason_text(path.reason));
-			json_kv_string(w, "symbol", path.symbol);
-			json_kv_string(w, "version", path.version);
+		if (f->known) {
+			json_kv_string(w, "route", vdsokit_route_name(path->route));
+			json_kv_string(w, "reason", vdsokit_reason_text(path->reason));
+			json_kv_string(w, "symbol", path->symbol);
+			json_kv_string(w, "version", path->version);
 			json_key(w, "offset");
-			if (img && path.address)
-				json_stringf(w, "0x%lx", (unsigned long)((const unsigned char *)path.address -
-									 img->data));
+			if (f->has_offset)
+				json_stringf(w, "0x%lx", f->offset);
 			else
 				json_null(w);
-			json_kv_string(w, "syscall", path.syscall);
-			json_kv_int(w, "syscall_nr", path.syscall_nr);
+			json_kv_string(w, "syscall", path->syscall);
+			/* null for none, as docs/json.md says: the API's -1 is no number. */
+			json_key(w, "syscall_nr");
+			if (path->syscall && path->syscall_nr >= 0)
+				json_int(w, path->syscall_nr);
+			else
+				json_null(w);
 		}
-		vdso_stack_json(w, &stack_use[fn]);
+		vdso_stack_json(w, f->stack);
 		json_object_end(w);
 	}
 	json_array_end(w);
@@ -189,6 +223,8 @@ int cmd_info(int argc, char **argv)
 
 	const char *absent_why = host.auxv_sysinfo_ehdr ? NULL : why_no_vdso(maps, map_count);
 	measure_stack_use();
+	struct info_function functions[VDSOKIT_FN_COUNT];
+	info_functions(functions, img);
 	if (json) {
 		struct json_writer w;
 		json_document_begin(&w, stdout, "info");
@@ -228,7 +264,7 @@ int cmd_info(int argc, char **argv)
 		} else {
 			json_null(&w);
 		}
-		print_functions_json(&w, img);
+		print_functions_json(&w, functions);
 		json_document_end(&w);
 		return CLI_EXIT_OK;
 	}
@@ -260,6 +296,6 @@ int cmd_info(int argc, char **argv)
 		       (unsigned long)((uintptr_t)img->data + img->size));
 		image_print_text(stdout, img);
 	}
-	print_functions_text(img);
+	print_functions_text(functions, img);
 	return CLI_EXIT_OK;
 }

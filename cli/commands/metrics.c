@@ -50,7 +50,6 @@ static const char usage[] =
 #define DEFAULT_SECONDS 0.5
 /* Of --time: report's benchmark, the rest doctor's clocksource read. */
 #define BENCH_SHARE (2.0 / 3.0)
-#define CLOCK_IDS 12
 
 /* "# HELP" and "# TYPE": every sample of the family follows, none elsewhere. */
 static void family(FILE *out, const char *name, const char *type, const char *help)
@@ -132,17 +131,15 @@ static void write_routes(FILE *out)
 	       "vdso-kernel, syscall, register, rseq, none).  A vDSO that falls back to the "
 	       "syscall inside (clocksource hpet, acpi_pm) shows in the durations and in "
 	       "doctor's clocksource-fallback finding.");
-	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
-		bool per_clock = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
-		for (long k = 0; k < (per_clock ? CLOCK_IDS : 1); k++) {
-			struct vdsokit_route_info p;
-			if (vdsokit_route_of(fn, (clockid_t)k, &p) != 0)
-				continue;
-			sample(out, route_in_user_space(p.route), "vdsokit_route_user_space",
-			       "function", cli_func_name(fn),
-			       "clock", per_clock ? clock_id_name(clock, sizeof(clock), k) : NULL,
-			       "route", vdsokit_route_name(p.route), (const char *)NULL);
-		}
+	/* report's routes, as its text and JSON list them. */
+	static struct report_route routes[REPORT_ROUTES_MAX];
+	unsigned count = report_routes(routes, NULL);
+	for (unsigned i = 0; i < count; i++) {
+		const struct report_route *r = &routes[i];
+		sample(out, route_in_user_space(r->info.route), "vdsokit_route_user_space",
+		       "function", cli_func_name(r->fn),
+		       "clock", r->per_clock ? clock_id_name(clock, sizeof(clock), r->clock) : NULL,
+		       "route", vdsokit_route_name(r->info.route), (const char *)NULL);
 	}
 }
 

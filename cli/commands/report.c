@@ -31,7 +31,6 @@ static const char usage[] =
 	"  -h, --help  this help\n";
 
 #define REPORT_BUDGET_S 0.4
-#define CLOCK_IDS 12
 
 struct quick_case {
 	enum vdsokit_func func;
@@ -119,16 +118,44 @@ void report_quick_measure(struct quick_row rows[QUICK_COUNT], double seconds)
 #define ROUTE_PREFIX_WIDTH 37
 #define SCREEN_WIDTH 79
 
+/* The error the library's call of fn failed with in the quick bench, 0 if none. */
+static int measured_refusal(const struct quick_row *rows, enum vdsokit_func fn)
+{
+	for (unsigned i = 0; rows && i < QUICK_COUNT; i++)
+		if (rows[i].c.func == fn && rows[i].r[BENCH_LIBRARY].refused)
+			return rows[i].r[BENCH_LIBRARY].refused;
+	return 0;
+}
+
+unsigned report_routes(struct report_route out[REPORT_ROUTES_MAX], const struct quick_row *rows)
+{
+	unsigned n = 0;
+	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+		bool per_clock = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
+		for (long k = 0; k < (per_clock ? REPORT_CLOCK_IDS : 1); k++) {
+			struct report_route *r = &out[n];
+			if (vdsokit_route_of(fn, (clockid_t)k, &r->info) != 0)
+				continue;
+			r->fn = fn;
+			r->per_clock = per_clock;
+			r->clock = k;
+			r->refused = per_clock ? 0 : measured_refusal(rows, fn);
+			n++;
+		}
+	}
+	return n;
+}
+
 /* Prints the clock names whose `fn` takes `route`, wrapped under the prefix. */
-static bool print_clocks_with_route(enum vdsokit_func fn, enum vdsokit_route route, bool first)
+static bool print_clocks_with_route(const struct report_route *routes, unsigned count,
+				    enum vdsokit_func fn, enum vdsokit_route route, bool first)
 {
 	char name[32];
 	size_t column = 0;
-	for (long clock = 0; clock < CLOCK_IDS; clock++) {
-		struct vdsokit_route_info p;
-		if (vdsokit_route_of(fn, (clockid_t)clock, &p) != 0 || p.route != route)
+	for (unsigned i = 0; i < count; i++) {
+		if (routes[i].fn != fn || routes[i].info.route != route)
 			continue;
-		clock_id_name(name, sizeof(name), clock);
+		clock_id_name(name, sizeof(name), routes[i].clock);
 		if (column == 0) {
 			printf(ROUTE_PREFIX, first ? cli_func_name(fn) : "", route_words(route));
 			column = ROUTE_PREFIX_WIDTH;
@@ -148,57 +175,57 @@ static bool print_clocks_with_route(enum vdsokit_func fn, enum vdsokit_route rou
 	return first;
 }
 
-/* Usually clock_getres takes the same route per clock: say so in one line. */
-static bool same_routes_as_gettime(void)
+/* The route of fn (for clock, if per clock), NULL when the library names none. */
+static const struct report_route *find_route(const struct report_route *routes, unsigned count,
+					     enum vdsokit_func fn, long clock)
 {
-	for (long clock = 0; clock < CLOCK_IDS; clock++) {
-		struct vdsokit_route_info a, b;
-		if (vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)clock, &a) != 0 ||
-		    vdsokit_route_of(VDSOKIT_FN_CLOCK_GETRES, (clockid_t)clock, &b) != 0 ||
-		    a.route != b.route)
+	for (unsigned i = 0; i < count; i++)
+		if (routes[i].fn == fn && (!routes[i].per_clock || routes[i].clock == clock))
+			return &routes[i];
+	return NULL;
+}
+
+/* Usually clock_getres takes the same route per clock: say so in one line. */
+static bool same_routes_as_gettime(const struct report_route *routes, unsigned count)
+{
+	for (long clock = 0; clock < REPORT_CLOCK_IDS; clock++) {
+		const struct report_route *a = find_route(routes, count, VDSOKIT_FN_CLOCK_GETTIME, clock);
+		const struct report_route *b = find_route(routes, count, VDSOKIT_FN_CLOCK_GETRES, clock);
+		if (!a || !b || a->info.route != b->info.route)
 			return false;
 	}
 	return true;
 }
 
-/* The error the library's call of fn failed with in the quick bench, 0 if none. */
-static int measured_refusal(const struct quick_row *rows, bool benched, enum vdsokit_func fn)
-{
-	for (unsigned i = 0; benched && i < QUICK_COUNT; i++)
-		if (rows[i].c.func == fn && rows[i].r[BENCH_LIBRARY].refused)
-			return rows[i].r[BENCH_LIBRARY].refused;
-	return 0;
-}
-
-static void print_routes(const struct quick_row *rows, bool benched)
+static void print_routes(const struct report_route *routes, unsigned count)
 {
 	printf("\nHow libvdsokit serves each call:\n");
 	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
-		struct vdsokit_route_info p;
-		if (vdsokit_route_of(fn, CLOCK_REALTIME, &p) != 0)
+		const struct report_route *r = find_route(routes, count, fn, CLOCK_REALTIME);
+		if (!r)
 			continue;
-		if (fn == VDSOKIT_FN_CLOCK_GETRES && same_routes_as_gettime()) {
+		if (fn == VDSOKIT_FN_CLOCK_GETRES && same_routes_as_gettime(routes, count)) {
 			printf("  %-15s as clock_gettime\n", cli_func_name(fn));
 			continue;
 		}
-		if (fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES) {
+		if (r->per_clock) {
 			/* Per clock, grouped by route. */
 			bool first = true;
 			for (unsigned route = 0; route <= VDSOKIT_ROUTE_NONE; route++)
-				first = print_clocks_with_route(fn, route, first);
+				first = print_clocks_with_route(routes, count, fn, route, first);
 			continue;
 		}
 		/* rseq: its symbol is the node's fallback; the reason says so. */
-		bool show_symbol = p.symbol && p.route != VDSOKIT_ROUTE_RSEQ;
-		int refused = fn == VDSOKIT_FN_CLOCK_GETTIME ? 0 : measured_refusal(rows, benched, fn);
-		if (refused)
+		const struct vdsokit_route_info *p = &r->info;
+		bool show_symbol = p->symbol && p->route != VDSOKIT_ROUTE_RSEQ;
+		if (r->refused)
 			/* What was measured overrides the route the library names. */
 			printf(ROUTE_PREFIX "%s%sfails here: %s\n", cli_func_name(fn),
-			       route_words(p.route), show_symbol ? p.symbol : "",
-			       show_symbol ? ", but " : "", errno_name(-refused));
+			       route_words(p->route), show_symbol ? p->symbol : "",
+			       show_symbol ? ", but " : "", errno_name(-r->refused));
 		else
-			printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p.route),
-			       show_symbol ? p.symbol : vdsokit_reason_text(p.reason));
+			printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p->route),
+			       show_symbol ? p->symbol : vdsokit_reason_text(p->reason));
 	}
 }
 
@@ -273,6 +300,7 @@ static void print_verdict(const struct host_facts *h, const struct quick_row *ro
 }
 
 static void report_json(const struct host_facts *h, int init_result,
+			const struct report_route *routes, unsigned route_count,
 			const struct quick_row *rows, bool benched)
 {
 	struct json_writer w;
@@ -282,31 +310,16 @@ static void report_json(const struct host_facts *h, int init_result,
 	json_host(&w, h, init_result);
 	json_key(&w, "routes");
 	json_array_begin(&w);
-	for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
-		bool per_clock = fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES;
-		for (long k = 0; k < (per_clock ? CLOCK_IDS : 1); k++) {
-			struct vdsokit_route_info p;
-			if (vdsokit_route_of(fn, (clockid_t)k, &p) != 0)
-				continue;
-			json_object_begin(&w);
-			json_kv_string(&w, "function", cli_func_name(fn));
-			if (per_clock) {
-				json_kv_int(&w, "clock", k);
-				json_kv_string(&w, "clock_name", clock_id_name(clock, sizeof(clock), k));
-			}
-			json_kv_string(&w, "route", vdsokit_route_name(p.route));
-			int refused = per_clock ? 0 : measured_refusal(rows, benched, fn);
-			if (refused) {
-				json_key(&w, "reason");
-				json_stringf(&w, "the call fails here: %s", errno_name(-refused));
-			} else {
-				json_kv_string(&w, "reason", vdsokit_reason_text(p.reason));
-			}
-			json_kv_string(&w, "symbol", p.symbol);
-			json_kv_string(&w, "version", p.version);
-			json_kv_string(&w, "syscall", p.syscall);
-			json_object_end(&w);
+	for (unsigned i = 0; i < route_count; i++) {
+		const struct report_route *r = &routes[i];
+		json_object_begin(&w);
+		json_kv_string(&w, "function", cli_func_name(r->fn));
+		if (r->per_clock) {
+			json_kv_int(&w, "clock", r->clock);
+			json_kv_string(&w, "clock_name", clock_id_name(clock, sizeof(clock), r->clock));
 		}
+		json_route_members(&w, &r->info, r->refused);
+		json_object_end(&w);
 	}
 	json_array_end(&w);
 	json_key(&w, "bench");
@@ -364,8 +377,10 @@ int cmd_report(int argc, char **argv)
 	report_quick_rows(rows);
 	if (bench)
 		report_quick_measure(rows, REPORT_BUDGET_S);
+	static struct report_route routes[REPORT_ROUTES_MAX];
+	unsigned route_count = report_routes(routes, bench ? rows : NULL);
 	if (json) {
-		report_json(&h, init_result, rows, bench);
+		report_json(&h, init_result, routes, route_count, rows, bench);
 		return CLI_EXIT_OK;
 	}
 
@@ -378,10 +393,12 @@ int cmd_report(int argc, char **argv)
 	       h.available_clocksources.known ? ")" : "");
 	host_print_unknowns(stdout, &h, "  ");
 	if (img) {
-		struct vdsokit_route_info p;
 		unsigned served = 0;
-		for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++)
-			served += vdsokit_route_of(fn, CLOCK_REALTIME, &p) == 0 && p.symbol;
+		for (unsigned fn = 0; fn < VDSOKIT_FN_COUNT; fn++) {
+			const struct report_route *r = find_route(routes, route_count, fn,
+								  CLOCK_REALTIME);
+			served += r && r->info.symbol;
+		}
 		printf("  vDSO          mapped at %#lx, %zu bytes, %u symbols; serves %u of the\n"
 		       "                %u libvdsokit functions\n", (unsigned long)(uintptr_t)img->data,
 		       img->size, img->symbol_count, served, (unsigned)VDSOKIT_FN_COUNT);
@@ -390,7 +407,7 @@ int cmd_report(int argc, char **argv)
 	}
 	printf("\n  The vDSO is a small library the kernel maps into every process so that\n"
 	       "  clock_gettime() and friends can run without entering the kernel.\n");
-	print_routes(rows, bench);
+	print_routes(routes, route_count);
 	if (bench)
 		print_quick_bench(rows);
 	print_verdict(&h, rows, bench, img != NULL);

@@ -93,6 +93,21 @@ int bench_case_path(const struct bench_case *c, struct vdsokit_route_info *p)
 	return 0;
 }
 
+void json_route_members(struct json_writer *w, const struct vdsokit_route_info *p, int refused)
+{
+	json_kv_string(w, "route", vdsokit_route_name(p->route));
+	/* Not "fast path" for a call that fails: what was measured overrides. */
+	if (refused) {
+		json_key(w, "reason");
+		json_stringf(w, "the call fails here: %s", errno_name(-refused));
+	} else {
+		json_kv_string(w, "reason", vdsokit_reason_text(p->reason));
+	}
+	json_kv_string(w, "symbol", p->symbol);
+	json_kv_string(w, "version", p->version);
+	json_kv_string(w, "syscall", p->syscall);
+}
+
 double bench_now_ns(void)
 {
 	struct timespec ts;

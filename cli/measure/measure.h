@@ -92,6 +92,13 @@ void bench_case_init(struct bench_case *c, enum vdsokit_func func, long arg);
  */
 int bench_case_path(const struct bench_case *c, struct vdsokit_route_info *p);
 /*
+ * The members `route`, `reason`, `symbol`, `version` and `syscall` of the
+ * JSON object being written (bench's results[], report's routes[]): p's,
+ * with reason "the call fails here: EPERM" when the library's call was
+ * refused (refused: the negative errno, 0 if not).
+ */
+void json_route_members(struct json_writer *w, const struct vdsokit_route_info *p, int refused);
+/*
  * Measures the wanted paths of `count` cases within config->seconds: all
  * calibrated first, then in rounds of one batch per case and path, so that
  * a disturbance hits every figure alike.  A path the host does not have
@@ -141,6 +148,25 @@ struct quick_row {
 void report_quick_rows(struct quick_row rows[QUICK_COUNT]);
 /* Measures them for `seconds` (at least 31 batches each), pinned to the current CPU. */
 void report_quick_measure(struct quick_row rows[QUICK_COUNT], double seconds);
+
+/*
+ * How libvdsokit serves each function, and each clock id 0-11 of the clock
+ * functions: the routes report shows in text and JSON and metrics exports,
+ * listed once (commands/report.c).  refused: the error the library's call
+ * of a function that is not per clock failed with in the quick benchmark
+ * (rows, NULL when none ran), 0 if none; what was measured overrides the
+ * route the library names.
+ */
+#define REPORT_CLOCK_IDS 12
+#define REPORT_ROUTES_MAX (2 * REPORT_CLOCK_IDS + VDSOKIT_FN_COUNT)
+struct report_route {
+	enum vdsokit_func fn;
+	bool per_clock;
+	long clock;                       /* per_clock only */
+	struct vdsokit_route_info info;
+	int refused;
+};
+unsigned report_routes(struct report_route out[REPORT_ROUTES_MAX], const struct quick_row *rows);
 
 /* ---------------------------------------------------------------------- */
 /* Per-call latency from the CPU's cycle counter (latency.c)               */
