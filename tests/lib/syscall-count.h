@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -42,6 +43,8 @@ struct syscall_counter {
 	int count;         /* atomic                                          */
 	int first_nr;      /* the first and last syscall counted since         */
 	int last_nr;       /* counter_on (valid when count > 0)                */
+	uint64_t last_ip;  /* where the last one entered the kernel: the
+			      instruction after its syscall instruction      */
 	pthread_t supervisor;
 };
 
@@ -116,6 +119,7 @@ static void *counter_supervise(void *arg)
 			if (__atomic_load_n(&c->count, __ATOMIC_ACQUIRE) == 0)
 				c->first_nr = req.data.nr;
 			c->last_nr = req.data.nr;
+			c->last_ip = req.data.instruction_pointer;
 #endif
 			__atomic_add_fetch(&c->count, 1, __ATOMIC_RELEASE);
 		}
