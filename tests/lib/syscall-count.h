@@ -76,6 +76,30 @@ static int counter_install_filter(const long *nrs, int n)
 #endif
 }
 
+/*
+ * Refuses syscall nr with err (SECCOMP_RET_ERRNO) in the calling thread and
+ * the threads it creates later, as a sandbox's filter does; every other
+ * syscall runs.  0, or -1 when seccomp filters are unavailable.
+ */
+__attribute__((unused)) static int seccomp_refuse(long nr, int err)
+{
+#if !SYSCALL_COUNT_POSSIBLE
+	(void)nr, (void)err;
+	return -1;
+#else
+	struct sock_filter prog[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fprog = { .len = sizeof(prog) / sizeof(prog[0]), .filter = prog };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) ? -1 : 0;
+#endif
+}
+
 /* Receives one notification; 0 with its syscall number, -1 when the watched threads are gone. */
 static int counter_receive(int fd, struct seccomp_notif *req)
 {
