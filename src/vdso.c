@@ -165,7 +165,8 @@ const void *vdsokit_lib_sysinfo = (const void *)vdsokit_lib_int80;
 /*
  * The kernel's syscall entry, AT_SYSINFO, where it lies inside the image
  * just validated: a tool that moved or dropped the vDSO (rr, valgrind, a
- * sandbox) or an image chosen by vdsokit_use_image() leaves int $0x80.
+ * sandbox), or an image of the program's own (vdsokit_use_image) that is
+ * not the kernel's, leaves int $0x80.
  */
 static void find_sysinfo(const void *base, size_t size)
 {

@@ -44,18 +44,23 @@ static inline long arch_syscall4(long n, long a, long b, long c, long d)
 	return ret;
 }
 
-/* The entry before one is found: int $0x80 works on every kernel. */
+/*
+ * The entry before one is found: int $0x80 works on every kernel.  In a
+ * section pushed and popped, so the compiler's idea of the current section
+ * stays true.
+ */
 #define ARCH_TOPLEVEL_ASM                                          \
-	"\t.text\n"                                                 \
-	"\t.globl vdsokit_lib_int80\n"                              \
-	"\t.hidden vdsokit_lib_int80\n"                             \
-	"\t.type vdsokit_lib_int80, @function\n"                    \
-	"vdsokit_lib_int80:\n"                                      \
-	"\t.cfi_startproc\n"                                        \
-	"\tint $0x80\n"                                             \
-	"\tret\n"                                                   \
-	"\t.cfi_endproc\n"                                          \
-	"\t.size vdsokit_lib_int80, . - vdsokit_lib_int80\n"
+	"\t.pushsection .text\n"                                   \
+	"\t.globl vdsokit_lib_int80\n"                             \
+	"\t.hidden vdsokit_lib_int80\n"                            \
+	"\t.type vdsokit_lib_int80, @function\n"                   \
+	"vdsokit_lib_int80:\n"                                     \
+	"\t.cfi_startproc\n"                                       \
+	"\tint $0x80\n"                                            \
+	"\tret\n"                                                  \
+	"\t.cfi_endproc\n"                                         \
+	"\t.size vdsokit_lib_int80, . - vdsokit_lib_int80\n"       \
+	"\t.popsection\n"
 
 /* get_thread_area() on the GDT entry %gs selects: its base is the TCB. */
 #define ARCH_HAS_SYSCALL_TP 1
