@@ -156,9 +156,12 @@ enum vdsokit_reason {
 					  feature size ends before it): a call that asks for the
 					  node takes the vDSO symbol or the
 					  syscall the route names */
-	VDSOKIT_REASON_NO_EXIT_HOOK    /* getrandom: no async-signal-safe thread-exit
+	VDSOKIT_REASON_NO_EXIT_HOOK,   /* getrandom: no async-signal-safe thread-exit
 					  hook for its states (glibc, the library
 					  loaded after 32 pthread keys): the syscall */
+	VDSOKIT_REASON_NO_STATE_MEMORY /* getrandom: the states' memory could not be
+					  set up (a seccomp filter refused madvise
+					  or mmap): the syscall */
 };
 
 /* Caller-allocated: its size is ABI; later fields come out of reserved[]. */

@@ -25,6 +25,10 @@
  *                             elsewhere the vDSO makes it itself
  *   ARCH_VDSO_GETCPU_IS_SYSCALL  1 when the vDSO's getcpu only makes the
  *                             syscall (riscv): the library makes it directly
+ *   ARCH_HAS_SYSINFO          1 when arch_syscall4 calls the kernel's entry
+ *                             AT_SYSINFO names (i386): vdsokit_lib_sysinfo,
+ *                             which a resolution sets (src/vdso.c), and
+ *                             ARCH_TOPLEVEL_ASM its stub until then
  *   ARCH_KERNEL_LONG          the kernel's __kernel_long_t when it is not the
  *                             C long (x32: long long)
  *   ARCH_KERNEL_SUSECONDS     the kernel's __kernel_suseconds_t when it is
@@ -144,6 +148,9 @@ static inline long arch_syscall4(long n, long a, long b, long c, long d)
 #endif
 #ifndef ARCH_HAS_SYSCALL_TP
 #define ARCH_HAS_SYSCALL_TP 0
+#endif
+#ifndef ARCH_HAS_SYSINFO
+#define ARCH_HAS_SYSINFO 0
 #endif
 
 /*

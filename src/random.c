@@ -163,6 +163,14 @@ static uintptr_t head = INDEX_NONE;  /* atomic                                */
 #define MADV_WIPEONFORK 18
 #endif
 static int *gate;                    /* atomic: the page, stored once         */
+/*
+ * Set (only ever) when madvise refused the gate's page: a seccomp filter
+ * that refuses madvise refuses it every time, so no thread will have a
+ * state and every call goes straight to the syscall instead of trying
+ * again (an mmap, an madvise, a munmap and two sigprocmasks a call).  A
+ * fork child inherits the filter and the word alike.
+ */
+static int gate_refused;             /* atomic                                */
 static struct block {
 	unsigned char *states;       /* the kernel's mapping: its prot and flags */
 	uint32_t *next;              /* per state: the next free number        */
@@ -234,16 +242,19 @@ static uintptr_t map_block(unsigned k)
 static int *gate_page(void)
 {
 	int *g = __atomic_load_n(&gate, __ATOMIC_ACQUIRE), *expected = NULL;
-	if (g)
+	if (g || __atomic_load_n(&gate_refused, __ATOMIC_RELAXED))
 		return g;
 	size_t page = PARAM(page);
 	g = sys_mmap(page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
 	if (!g)
 		return NULL;
-	if (sys3(__NR_madvise, g, page, MADV_WIPEONFORK) != 0 ||
-	    !__atomic_compare_exchange_n(&gate, &expected, g, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+	long r = sys3(__NR_madvise, g, page, MADV_WIPEONFORK);
+	if (r != 0 || !__atomic_compare_exchange_n(&gate, &expected, g, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		sys2(__NR_munmap, g, page);
-		return expected; /* another thread's, or NULL (no MADV_WIPEONFORK: Linux < 4.14) */
+		/* Refused for good: by a seccomp filter, or no MADV_WIPEONFORK (Linux < 4.14). */
+		if (r != 0 && r != -EAGAIN && r != -ENOMEM)
+			__atomic_store_n(&gate_refused, 1, __ATOMIC_RELAXED);
+		return expected; /* another thread's, or NULL */
 	}
 	return g;
 }
@@ -380,7 +391,7 @@ static ssize_t random_via_vdso(long (*fn)(void *, size_t, unsigned, void *, size
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (unlikely(v == 0)) {
 		if (!__atomic_load_n(&exit_hook_usable, __ATOMIC_ACQUIRE) || ask_params(fn) != 0 ||
-		    (v = claim()) == 0) {
+		    __atomic_load_n(&gate_refused, __ATOMIC_RELAXED) || (v = claim()) == 0) {
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			mine.state = 0;
 			return -ENOSYS;
@@ -399,7 +410,13 @@ enum vdsokit_reason vdsokit_lib_random_reason(const struct found *f)
 		return VDSOKIT_REASON_OK; /* no entry: route_of says why */
 	if (!__atomic_load_n(&exit_hook_usable, __ATOMIC_ACQUIRE))
 		return VDSOKIT_REASON_NO_EXIT_HOOK;
-	return ask_params(fn) == 0 ? VDSOKIT_REASON_OK : VDSOKIT_REASON_NO_STATE;
+	if (ask_params(fn) != 0)
+		return VDSOKIT_REASON_NO_STATE;
+	/*
+	 * The gate's page is the memory a first state needs first: mapped
+	 * now if no call has, as that call would (one mmap, one madvise).
+	 */
+	return gate_page() ? VDSOKIT_REASON_OK : VDSOKIT_REASON_NO_STATE_MEMORY;
 }
 
 void *vdsokit_lib_random_thread_state(size_t *len)

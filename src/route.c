@@ -211,6 +211,8 @@ VDSO_EXPORT const char *vdsokit_reason_text(enum vdsokit_reason reason)
 		return "cpu_id only: the node from the vDSO or the syscall";
 	case VDSOKIT_REASON_NO_EXIT_HOOK:
 		return "no async-signal-safe thread-exit hook for getrandom's states (libvdsokit loaded after 32 pthread keys)";
+	case VDSOKIT_REASON_NO_STATE_MEMORY:
+		return "no getrandom state: the states' memory could not be set up (mmap or madvise refused)";
 	}
 	return "unknown";
 }

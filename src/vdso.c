@@ -158,6 +158,24 @@ static void keep_image(const struct vdsokit_image *img)
 
 #define STORE(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELAXED)
 
+#if ARCH_HAS_SYSINFO
+/* The library's syscall entry (src/arch/i386.h): its int $0x80 stub until a resolution finds the kernel's. */
+const void *vdsokit_lib_sysinfo = (const void *)vdsokit_lib_int80;
+
+/*
+ * The kernel's syscall entry, AT_SYSINFO, where it lies inside the image
+ * just validated: a tool that moved or dropped the vDSO (rr, valgrind, a
+ * sandbox), or an image of the program's own (vdsokit_use_image) that is
+ * not the kernel's, leaves int $0x80.
+ */
+static void find_sysinfo(const void *base, size_t size)
+{
+	uintptr_t entry = vdsokit_lib_auxv(AT_SYSINFO);
+	if (entry && entry - (uintptr_t)base < size)
+		STORE(vdsokit_lib_sysinfo, (const void *)entry);
+}
+#endif
+
 /* A clock function's routes: its entry, stored before the clocks it serves. */
 static void publish_clock(struct vdsokit__clock_route *route64, struct vdsokit__clock32_route *route32,
 			  enum vdsokit_func fn)
@@ -228,6 +246,9 @@ __attribute__((noinline)) void vdsokit_lib_resolve(void)
 	if (status == FOUND_IMAGE) {
 		keep_image(&img);
 		look_up_entries(&img);
+#if ARCH_HAS_SYSINFO
+		find_sysinfo(base, size);
+#endif
 	}
 	publish_routes();
 	__atomic_store_n(&found.status, status, __ATOMIC_RELEASE);

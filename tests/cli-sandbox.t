@@ -177,6 +177,34 @@ else
 	{ echo "exit $status"; tail -6 "$tmp/out"; } | diag
 fi
 
+# madvise refused: getrandom's states have no memory (the page gating their
+# growth needs MADV_WIPEONFORK), so a vDSO getrandom is never used: report
+# and doctor say the syscall, and why.  Only where the vDSO has getrandom.
+"$vdsokit" report --json --no-bench >"$tmp/out" 2>/dev/null
+if ! jq -e '[.. | objects | select(.function? == "getrandom" and .route? == "vdso")] | length > 0' \
+	"$tmp/out" >/dev/null 2>&1; then
+	skip "EPERM:madvise: no vDSO getrandom here"
+	skip "EPERM:madvise: no vDSO getrandom here"
+else
+	no_memory="no getrandom state: the states' memory could not be set up"
+	in_env EPERM:madvise report --no-bench
+	if [ "$status" = 0 ] && grep -Eq "^  getrandom +syscall +$no_memory" "$tmp/out"; then
+		ok "EPERM:madvise: report shows getrandom on the syscall, for want of its states' memory"
+	else
+		not_ok "EPERM:madvise: report shows getrandom on the syscall, for want of its states' memory"
+		{ echo "exit $status"; grep getrandom "$tmp/out"; } | diag
+	fi
+	in_env EPERM:madvise doctor
+	if [ "$status" = 1 ] && grep -q "SLOW .*take the syscall: getrandom" "$tmp/out" &&
+	   grep -q "evidence: vdsokit_route_of: $no_memory" "$tmp/out" &&
+	   grep -q "refuses madvise" "$tmp/out"; then
+		ok "EPERM:madvise: doctor names getrandom, the reason and what to allow (exit 1)"
+	else
+		not_ok "EPERM:madvise: doctor names getrandom, the reason and what to allow"
+		{ echo "exit $status"; grep -i -A2 "getrandom" "$tmp/out" | head -8; } | diag
+	fi
+fi
+
 # --- a refused reference is a skip with the reason, never a verdict ---------
 # Under ASan abi's bad-pointer cases cannot run (the runtime takes their
 # SIGSEGV), which abi reports with exit 1: the refused cases are still judged.

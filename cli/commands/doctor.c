@@ -435,7 +435,7 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 	char fast[1024] = "", absent[512] = "", not_on_arch[512] = "", kernel_clocks[512] = "",
 	     time32[512] = "", untrusted[512] = "", other[512] = "", passed_by[1024] = "",
 	     passed_by_names[256] = "", user_space[512] = "", unavailable[256] = "",
-	     vdso_kernel[256] = "";
+	     vdso_kernel[256] = "", no_state_memory[128] = "";
 	char label[64], title[96];
 	struct vdsokit_route_info p, cpu_only = { .route = VDSOKIT_ROUTE_NONE };
 	struct vdsokit_symbol entry;
@@ -525,6 +525,10 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 			case VDSOKIT_REASON_UNTRUSTED:
 				append(untrusted, sizeof(untrusted), "%s%s", untrusted[0] ? ", " : "", label);
 				break;
+			case VDSOKIT_REASON_NO_STATE_MEMORY:
+				append(no_state_memory, sizeof(no_state_memory), "%s%s",
+				       no_state_memory[0] ? ", " : "", label);
+				break;
 			case VDSOKIT_REASON_NO_VDSO:
 			case VDSOKIT_REASON_BAD_IMAGE:
 				break; /* said once by check_vdso */
@@ -591,6 +595,11 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 		 vdsokit_arch_name());
 	group_finding(r, unavailable, "unavailable", SEVERITY_INFO, title, "route none",
 		      "none: nothing on this architecture serves these calls");
+	group_finding(r, no_state_memory, "no-state-memory", SEVERITY_SLOW,
+		      "the vDSO serves these, but without its state they take the syscall",
+		      vdsokit_reason_text(VDSOKIT_REASON_NO_STATE_MEMORY),
+		      "a seccomp filter or sandbox refuses madvise (MADV_WIPEONFORK) or mmap, which "
+		      "libvdsokit needs once per process for getrandom's states: allow them in its policy");
 	group_finding(r, other, "fallback", SEVERITY_WARNING, "calls that fall back to the syscall",
 		      "the reason given with each call", "see the reason given for each");
 }

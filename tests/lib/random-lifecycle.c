@@ -373,24 +373,6 @@ static int tid_reuse(void *unused)
 
 #define MANY_THREADS 20000
 
-static int refuse_tgkill(void)
-{
-#if SYSCALL_COUNT_POSSIBLE
-	struct sock_filter prog[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_tgkill, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog fprog = { .len = sizeof(prog) / sizeof(prog[0]), .filter = prog };
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
-		return -1;
-	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog);
-#else
-	return -1;
-#endif
-}
-
 static long rss_kib(void)
 {
 	FILE *f = fopen("/proc/self/status", "re");
@@ -433,7 +415,7 @@ static int cmp_ptr(const void *a, const void *b)
 static int many_threads_tgkill_refused(void *unused)
 {
 	(void)unused;
-	if (refuse_tgkill())
+	if (seccomp_refuse(SYS_tgkill, EPERM))
 		return SETUP_FAILED;
 	static void *states[MANY_THREADS];
 	long rss_early = 0;

@@ -19,6 +19,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -42,6 +43,8 @@ struct syscall_counter {
 	int count;         /* atomic                                          */
 	int first_nr;      /* the first and last syscall counted since         */
 	int last_nr;       /* counter_on (valid when count > 0)                */
+	uint64_t last_ip;  /* where the last one entered the kernel: the
+			      instruction after its syscall instruction      */
 	pthread_t supervisor;
 };
 
@@ -70,6 +73,30 @@ static int counter_install_filter(const long *nrs, int n)
 		return -1;
 	return (int)syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, SECCOMP_FILTER_FLAG_NEW_LISTENER,
 			    &fprog);
+#endif
+}
+
+/*
+ * Refuses syscall nr with err (SECCOMP_RET_ERRNO) in the calling thread and
+ * the threads it creates later, as a sandbox's filter does; every other
+ * syscall runs.  0, or -1 when seccomp filters are unavailable.
+ */
+__attribute__((unused)) static int seccomp_refuse(long nr, int err)
+{
+#if !SYSCALL_COUNT_POSSIBLE
+	(void)nr, (void)err;
+	return -1;
+#else
+	struct sock_filter prog[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (unsigned)nr, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | ((unsigned)err & SECCOMP_RET_DATA)),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog fprog = { .len = sizeof(prog) / sizeof(prog[0]), .filter = prog };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER, 0, &fprog) ? -1 : 0;
 #endif
 }
 
@@ -116,6 +143,7 @@ static void *counter_supervise(void *arg)
 			if (__atomic_load_n(&c->count, __ATOMIC_ACQUIRE) == 0)
 				c->first_nr = req.data.nr;
 			c->last_nr = req.data.nr;
+			c->last_ip = req.data.instruction_pointer;
 #endif
 			__atomic_add_fetch(&c->count, 1, __ATOMIC_RELEASE);
 		}

@@ -126,6 +126,9 @@ static const struct {
 #ifdef SYS_wait4
 	{ "wait4", SYS_wait4 },
 #endif
+#ifdef SYS_madvise
+	{ "madvise", SYS_madvise },
+#endif
 };
 
 static int usage(const char *why)

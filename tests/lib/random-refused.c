@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: MIT
+/*
+ * getrandom under a seccomp filter that refuses madvise, as some sandboxes
+ * do: the states' memory cannot be set up (the page that gates their
+ * growth needs MADV_WIPEONFORK), so no thread ever gets a state.  Then
+ * vdsokit_route_of() says so (the syscall route, VDSOKIT_REASON_NO_STATE_MEMORY)
+ * whether asked before or after a call, every call still fills its buffer,
+ * and once the refusal is known a call is one syscall: getrandom, not
+ * another try at the memory.  Each scenario runs in a child of its own (a
+ * filter cannot be taken back).  SKIP where the vDSO has no getrandom
+ * (Linux < 6.11, i386, qemu-user) or seccomp filters cannot be installed.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#include "vdsokit.h"
+#include "../tap.h"
+#include "syscall-count.h"
+#include "testutil.h"
+
+#define TIMEOUT_SECONDS 20
+
+void *vdsokit_lib_random_thread_state(size_t *len);
+
+enum outcome { PASSED, ROUTE_WRONG, CALL_FAILED, GOT_STATE, TOO_MANY_SYSCALLS, NO_FILTER };
+
+static const char *const outcome_text[] = {
+	[PASSED] = "passed",
+	[ROUTE_WRONG] = "vdsokit_route_of does not say the syscall, for want of the states' memory",
+	[CALL_FAILED] = "a call did not fill its buffer",
+	[GOT_STATE] = "a thread got a state",
+	[TOO_MANY_SYSCALLS] = "a call after the refusal made more than its getrandom syscall",
+	[NO_FILTER] = "no seccomp filter could be installed",
+};
+
+struct scenario {
+	int err;         /* madvise's refusal                                */
+	int call_first;  /* a getrandom call before vdsokit_route_of is asked */
+};
+
+static int route_says_no_memory(void)
+{
+	struct vdsokit_route_info p;
+	return vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) == 0 && p.route == VDSOKIT_ROUTE_SYSCALL &&
+	       p.reason == VDSOKIT_REASON_NO_STATE_MEMORY && p.syscall && strcmp(p.syscall, "getrandom") == 0;
+}
+
+static int draw(void)
+{
+	unsigned char buf[64];
+	memset(buf, 0, sizeof(buf));
+	if (vdsokit_getrandom(buf, sizeof(buf), 0) != (ssize_t)sizeof(buf))
+		return -1;
+	for (size_t i = 0; i < sizeof(buf); i++)
+		if (buf[i])
+			return 0;
+	return -1;
+}
+
+static int refused(void *arg)
+{
+	const struct scenario *s = arg;
+	if (seccomp_refuse(SYS_madvise, s->err))
+		return NO_FILTER;
+	if (s->call_first && draw())
+		return CALL_FAILED;
+	if (!route_says_no_memory())
+		return ROUTE_WRONG;
+	for (int i = 0; i < 3; i++)
+		if (draw())
+			return CALL_FAILED;
+	if (vdsokit_lib_random_thread_state(NULL))
+		return GOT_STATE;
+	/* Counted: every syscall of one call, now that the refusal is known. */
+	struct syscall_counter counter;
+	if (counter_start(&counter, NULL, 0) == 0) {
+		counter_on(&counter);
+		int failed = draw();
+		int n = counter_off(&counter);
+		if (failed)
+			return CALL_FAILED;
+		if (n != 1 || counter.last_nr != SYS_getrandom)
+			return TOO_MANY_SYSCALLS;
+	}
+	return route_says_no_memory() ? PASSED : ROUTE_WRONG;
+}
+
+/* Whether this process's vDSO has getrandom with usable states, asked in a child. */
+static int vdso_serves_getrandom(void *unused)
+{
+	(void)unused;
+	struct vdsokit_route_info p;
+	return vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) == 0 && p.route == VDSOKIT_ROUTE_VDSO ? 0 : 1;
+}
+
+int main(void)
+{
+	if (!child_passed(run_in_child(vdso_serves_getrandom, NULL, TIMEOUT_SECONDS))) {
+		printf("1..0 # SKIP no vDSO getrandom here (Linux < 6.11, i386, or no vDSO)\n");
+		return 0;
+	}
+	static const struct {
+		struct scenario s;
+		const char *what;
+	} cases[] = {
+		{ { EPERM, 0 }, "madvise refused with EPERM, route asked first" },
+		{ { EPERM, 1 }, "madvise refused with EPERM, a call first" },
+		{ { ENOSYS, 0 }, "madvise refused with ENOSYS, route asked first" },
+		{ { EACCES, 1 }, "madvise refused with EACCES, a call first" },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int status = run_in_child(refused, (void *)&cases[i].s, TIMEOUT_SECONDS);
+		int code = child_exited(status) ? WEXITSTATUS(status) : -1;
+		if (code == NO_FILTER) {
+			skip("%s: %s", cases[i].what, outcome_text[NO_FILTER]);
+			continue;
+		}
+		if (!ok(code == PASSED, "%s: the syscall route, said and taken; every call fills its buffer",
+			cases[i].what))
+			diag("%s", code >= 0 && code <= NO_FILTER ? outcome_text[code] : "the child crashed or hung");
+	}
+	return done_testing();
+}
