@@ -85,7 +85,7 @@ struct doctor_report {
 void doctor_examine(struct doctor_report *r, const struct host_facts *host, int init_result,
 		    double measure_s);
 
-/* A finding, and what backs it: for the checks in doctor.c and checks/doctor_*.c. */
+/* A finding, and what backs it (checks/doctor_report.c): for the checks in doctor.c and checks/doctor_*.c. */
 struct doctor_finding *doctor_finding_add(struct doctor_report *r, const char *id,
 					  enum doctor_severity severity, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
@@ -93,6 +93,13 @@ void doctor_evidence(struct doctor_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 void doctor_action(struct doctor_finding *f, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* printf onto the end of buf, cut at size: the lists the checks build. */
+void doctor_append(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "clock_gettime(MONOTONIC)", "getcpu": a function, with its clock when it takes one. */
+const char *doctor_call_label(enum vdsokit_func fn, long clock, char *buf, size_t size);
+/* The number of slow findings: calls off their fast path. */
+unsigned doctor_slow_count(const struct doctor_report *r);
 
 /* A C library clock_gettime replaced by a preloaded object (checks/doctor_libc.c). */
 void doctor_check_libc_clock(struct doctor_report *r);

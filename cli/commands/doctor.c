@@ -31,50 +31,6 @@
 /* How long doctor measures the clocksource's vDSO read against the syscall. */
 #define DOCTOR_MEASURE_S 0.3
 
-static const char *const severity_names[DOCTOR_SEVERITY_COUNT] = {
-	"ok", "info", "warning", "slow",
-};
-
-const char *doctor_severity_name(enum doctor_severity severity)
-{
-	return severity < DOCTOR_SEVERITY_COUNT ? severity_names[severity] : "?";
-}
-
-
-struct doctor_finding *doctor_finding_add(struct doctor_report *r, const char *id,
-					  enum doctor_severity severity, const char *fmt, ...)
-{
-	static struct doctor_finding overflow;
-	struct doctor_finding *f = r->count < DOCTOR_MAX_FINDINGS ? &r->findings[r->count++] :
-				   &overflow;
-	memset(f, 0, sizeof(*f));
-	snprintf(f->id, sizeof(f->id), "%s", id);
-	f->severity = severity;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->title, sizeof(f->title), fmt, ap);
-	va_end(ap);
-	return f;
-}
-
-void doctor_evidence(struct doctor_finding *f, const char *fmt, ...)
-{
-	if (f->evidence_count >= DOCTOR_MAX_EVIDENCE)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->evidence[f->evidence_count++], sizeof(f->evidence[0]), fmt, ap);
-	va_end(ap);
-}
-
-void doctor_action(struct doctor_finding *f, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(f->action, sizeof(f->action), fmt, ap);
-	va_end(ap);
-}
-
 /* ---------------------------------------------------------------------- */
 /* The vDSO itself                                                         */
 /* ---------------------------------------------------------------------- */
@@ -272,29 +228,6 @@ static const long fast_clocks[] = {
 };
 #define FAST_CLOCK_COUNT (sizeof(fast_clocks) / sizeof(fast_clocks[0]))
 
-static void append(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void append(char *buf, size_t size, const char *fmt, ...)
-{
-	size_t used = strlen(buf);
-	if (used >= size)
-		return;
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf + used, size - used, fmt, ap);
-	va_end(ap);
-}
-
-static const char *path_label(enum vdsokit_func fn, long clock, char *buf, size_t size)
-{
-	char name[32];
-	if (fn == VDSOKIT_FN_CLOCK_GETTIME || fn == VDSOKIT_FN_CLOCK_GETRES)
-		snprintf(buf, size, "%s(%s)", cli_func_name(fn), clock_id_name(name, sizeof(name), clock));
-	else
-		snprintf(buf, size, "%s", cli_func_name(fn));
-	return buf;
-}
-
 /*
  * The library's word that the vDSO of this architecture reads MONOTONIC in
  * user space on no kernel, whatever the clocksource: its path sends the
@@ -350,12 +283,12 @@ static bool entry_passed_by(char *buf, size_t size, enum vdsokit_func fn,
 	char clock[32];
 	struct vdsokit_route_info read;
 	long c = clock_read_by(fn);
-	append(buf, size, "%s%s: %s%s%s ", buf[0] ? "; " : "", cli_func_name(fn), entry->name,
+	doctor_append(buf, size, "%s%s: %s%s%s ", buf[0] ? "; " : "", cli_func_name(fn), entry->name,
 	       entry->version ? "@" : "", entry->version ? entry->version : "");
 	/* The most telling first: the clock it reads has no user-space read here. */
 	if (c >= 0 && vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, (clockid_t)c, &read) == 0 &&
 	    read.reason == VDSOKIT_REASON_CLOCK_IN_KERNEL) {
-		append(buf, size, "is exported, but it reads CLOCK_%s, and vdsokit_route_of(%s(%s)) "
+		doctor_append(buf, size, "is exported, but it reads CLOCK_%s, and vdsokit_route_of(%s(%s)) "
 		       "says: %s; so the entry would only make the syscall, and the library makes "
 		       "%s directly", clock_id_name(clock, sizeof(clock), c),
 		       cli_func_name(VDSOKIT_FN_CLOCK_GETTIME), clock, vdsokit_reason_text(read.reason),
@@ -363,11 +296,11 @@ static bool entry_passed_by(char *buf, size_t size, enum vdsokit_func fn,
 		return true;
 	}
 	if (p->reason == VDSOKIT_REASON_ENTRY_IS_SYSCALL) {
-		append(buf, size, "is exported, but %s (%s)", vdsokit_reason_text(p->reason),
+		doctor_append(buf, size, "is exported, but %s (%s)", vdsokit_reason_text(p->reason),
 		       p->syscall ? p->syscall : "the syscall");
 		return true;
 	}
-	append(buf, size, "is exported, but the library does not call it on %s and makes %s "
+	doctor_append(buf, size, "is exported, but the library does not call it on %s and makes %s "
 	       "(vdsokit_route_of: route %s)", vdsokit_arch_name(),
 	       p->syscall ? p->syscall : "the syscall", vdsokit_route_name(p->route));
 	return false;
@@ -449,7 +382,7 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 			long clock = clocked ? fast_clocks[i] : 0;
 			if (vdsokit_route_of((enum vdsokit_func)fn, (clockid_t)clock, &p) != 0)
 				continue;
-			path_label((enum vdsokit_func)fn, clock, label, sizeof(label));
+			doctor_call_label((enum vdsokit_func)fn, clock, label, sizeof(label));
 			/*
 			 * The route first: only the vDSO and syscall routes have
 			 * reasons that sort them further.  A register or the rseq
@@ -463,19 +396,19 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 				/* fall through */
 			case VDSOKIT_ROUTE_REGISTER:
 				fast_count++;
-				append(user_space, sizeof(user_space), "%s%s", user_space[0] ? ", " : "",
+				doctor_append(user_space, sizeof(user_space), "%s%s", user_space[0] ? ", " : "",
 				       label);
-				append(fast, sizeof(fast), "%s%s -> %s", fast[0] ? "; " : "", label,
+				doctor_append(fast, sizeof(fast), "%s%s -> %s", fast[0] ? "; " : "", label,
 				       p.route == VDSOKIT_ROUTE_RSEQ ? "the rseq area" : "a CPU register");
 				continue;
 			case VDSOKIT_ROUTE_VDSO_KERNEL:
 				/* A vDSO entry, but it enters the kernel: no user-space path. */
-				append(vdso_kernel, sizeof(vdso_kernel), "%s%s -> %s", vdso_kernel[0] ?
+				doctor_append(vdso_kernel, sizeof(vdso_kernel), "%s%s -> %s", vdso_kernel[0] ?
 				       "; " : "", label, p.symbol ? p.symbol : "?");
 				continue;
 			case VDSOKIT_ROUTE_NONE:
 				/* Neither a vDSO entry nor a syscall: nothing to fall back to. */
-				append(unavailable, sizeof(unavailable), "%s%s", unavailable[0] ? ", " : "",
+				doctor_append(unavailable, sizeof(unavailable), "%s%s", unavailable[0] ? ", " : "",
 				       label);
 				continue;
 			case VDSOKIT_ROUTE_AUTO: /* never an answer of vdsokit_route_of */
@@ -487,16 +420,16 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 			case VDSOKIT_REASON_OK:
 				fast_count++;
 				if (fn != VDSOKIT_FN_CLOCK_GETRES) /* getres reads no clock */
-					append(user_space, sizeof(user_space), "%s%s",
+					doctor_append(user_space, sizeof(user_space), "%s%s",
 					       user_space[0] ? ", " : "", label);
 				if (p.route == VDSOKIT_ROUTE_VDSO && (!clocked || clock == CLOCK_MONOTONIC))
-					append(fast, sizeof(fast), "%s%s -> %s%s%s", fast[0] ? "; " : "",
+					doctor_append(fast, sizeof(fast), "%s%s -> %s%s%s", fast[0] ? "; " : "",
 					       clocked ? cli_func_name((enum vdsokit_func)fn) : label,
 					       p.symbol ? p.symbol : "?", p.version ? "@" : "",
 					       p.version ? p.version : "");
 				break;
 			case VDSOKIT_REASON_SYMBOL_ABSENT:
-				append(absent, sizeof(absent), "%s%s", absent[0] ? ", " : "", label);
+				doctor_append(absent, sizeof(absent), "%s%s", absent[0] ? ", " : "", label);
 				break;
 			case VDSOKIT_REASON_NOT_ON_ARCH:
 			case VDSOKIT_REASON_ENTRY_IS_SYSCALL:
@@ -504,37 +437,37 @@ static void check_functions(struct doctor_report *r, const struct vdso_facts *v)
 					/* The kernel has the entry: say why it goes unused. */
 					passed_by_explained &= entry_passed_by(passed_by,
 						sizeof(passed_by), (enum vdsokit_func)fn, &p, &entry);
-					append(passed_by_names, sizeof(passed_by_names), "%s%s (%s)",
+					doctor_append(passed_by_names, sizeof(passed_by_names), "%s%s (%s)",
 					       passed_by_names[0] ? ", " : "", label, entry.name);
 				} else if (p.reason == VDSOKIT_REASON_NOT_ON_ARCH) {
-					append(not_on_arch, sizeof(not_on_arch), "%s%s",
+					doctor_append(not_on_arch, sizeof(not_on_arch), "%s%s",
 					       not_on_arch[0] ? ", " : "", label);
 				} else {
-					append(other, sizeof(other), "%s%s (%s)", other[0] ? "; " : "",
+					doctor_append(other, sizeof(other), "%s%s (%s)", other[0] ? "; " : "",
 					       label, vdsokit_reason_text(p.reason));
 				}
 				break;
 			case VDSOKIT_REASON_CLOCK_IN_KERNEL:
-				append(kernel_clocks, sizeof(kernel_clocks), "%s%s",
+				doctor_append(kernel_clocks, sizeof(kernel_clocks), "%s%s",
 				       kernel_clocks[0] ? ", " : "", label);
 				break;
 			case VDSOKIT_REASON_TIME32:
 				fast_count++;
-				append(time32, sizeof(time32), "%s%s", time32[0] ? ", " : "", label);
+				doctor_append(time32, sizeof(time32), "%s%s", time32[0] ? ", " : "", label);
 				break;
 			case VDSOKIT_REASON_UNTRUSTED:
-				append(untrusted, sizeof(untrusted), "%s%s", untrusted[0] ? ", " : "", label);
+				doctor_append(untrusted, sizeof(untrusted), "%s%s", untrusted[0] ? ", " : "", label);
 				break;
 			case VDSOKIT_REASON_NO_STATE_MEMORY:
-				append(no_state_memory, sizeof(no_state_memory), "%s%s",
-				       no_state_memory[0] ? ", " : "", label);
+				doctor_append(no_state_memory, sizeof(no_state_memory), "%s%s",
+					      no_state_memory[0] ? ", " : "", label);
 				break;
 			case VDSOKIT_REASON_NO_VDSO:
 			case VDSOKIT_REASON_BAD_IMAGE:
 				break; /* said once by check_vdso */
 			default:
 				/* A reason newer than this file: say it as the library does. */
-				append(other, sizeof(other), "%s%s (%s)", other[0] ? "; " : "", label,
+				doctor_append(other, sizeof(other), "%s%s (%s)", other[0] ? "; " : "", label,
 				       vdsokit_reason_text(p.reason));
 				break;
 			}
@@ -627,8 +560,8 @@ static void check_failing_calls(struct doctor_report *r, const struct host_facts
 			long result = bench_call_once(&c, BENCH_LIBRARY);
 			if (!syscall_refused(result))
 				continue;
-			path_label((enum vdsokit_func)fn, clocked ? clocks[i] : 0, label, sizeof(label));
-			append(failing, sizeof(failing), "%s%s (%s)", failing[0] ? ", " : "", label,
+			doctor_call_label((enum vdsokit_func)fn, clocked ? clocks[i] : 0, label, sizeof(label));
+			doctor_append(failing, sizeof(failing), "%s%s (%s)", failing[0] ? ", " : "", label,
 			       errno_name((int)-result));
 		}
 	}
@@ -1039,14 +972,6 @@ static bool check_unreadable(struct doctor_report *r, const struct host_facts *h
 	return f != NULL;
 }
 
-static unsigned slow_count(const struct doctor_report *r)
-{
-	unsigned n = 0;
-	for (unsigned i = 0; i < r->count; i++)
-		n += r->findings[i].severity == SEVERITY_SLOW;
-	return n;
-}
-
 static void print_text(const struct doctor_report *r, const struct host_facts *h, bool unreadable)
 {
 	printf("vdsokit doctor: Linux %s, library %s, clocksource %s%s%s\n\n", host_kernel_text(h),
@@ -1067,7 +992,7 @@ static void print_text(const struct doctor_report *r, const struct host_facts *h
 		if (f->action[0])
 			printf("        action:   %s\n", f->action);
 	}
-	unsigned slow = slow_count(r);
+	unsigned slow = doctor_slow_count(r);
 	if (slow == 0 && unreadable) {
 		printf("\nVerdict: no call found off its fast path, but what could not be read "
 		       "was not checked:\n");
@@ -1172,7 +1097,7 @@ static void print_json(const struct doctor_report *r, const struct host_facts *h
 		const struct doctor_finding *f = &r->findings[i];
 		json_object_begin(&w);
 		json_kv_string(&w, "id", f->id);
-		json_kv_string(&w, "severity", severity_names[f->severity]);
+		json_kv_string(&w, "severity", doctor_severity_name(f->severity));
 		json_kv_string(&w, "title", f->title);
 		json_key(&w, "evidence");
 		json_array_begin(&w);
@@ -1188,10 +1113,10 @@ static void print_json(const struct doctor_report *r, const struct host_facts *h
 	json_object_begin(&w);
 	/* Unknown, not true, when facts it needs could not be read. */
 	json_key(&w, "fast");
-	if (slow_count(r) == 0 && unreadable)
+	if (doctor_slow_count(r) == 0 && unreadable)
 		json_null(&w);
 	else
-		json_bool(&w, slow_count(r) == 0);
+		json_bool(&w, doctor_slow_count(r) == 0);
 	json_key(&w, "slow");
 	json_array_begin(&w);
 	for (unsigned i = 0; i < r->count; i++)
@@ -1298,5 +1223,5 @@ int cmd_doctor(int argc, char **argv)
 		print_json(&report, &host, &env, &vdso, &clocksource, init_result, report.unreadable);
 	else
 		print_text(&report, &host, report.unreadable);
-	return slow_count(&report) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
+	return doctor_slow_count(&report) ? CLI_EXIT_FAILED : CLI_EXIT_OK;
 }
