@@ -160,7 +160,11 @@ const char *doctor_no_vdso_id(enum doctor_no_vdso why);
 /* The number of slow findings: calls off their fast path. */
 unsigned doctor_slow_count(const struct doctor_report *r);
 
-/* A finding, and what backs it: for the checks in checks/doctor_*.c. */
+/*
+ * A finding, and what backs it: for the checks in checks/doctor_*.c.  Each
+ * call names the id and the severity side by side, as literals:
+ * tests/cli-doctor.t reads them from the source to hold them to the table.
+ */
 struct doctor_finding *doctor_finding_add(struct doctor_report *r, const char *id,
 					  enum doctor_severity severity, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

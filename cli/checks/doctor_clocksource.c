@@ -123,10 +123,11 @@ static struct doctor_finding *clocksource_finding(struct doctor_report *r)
 	if (cs->measured && cs->capable == 0) {
 		/* Two facts that cannot both hold: say both, believe neither. */
 		char x[32];
-		struct doctor_finding *f = doctor_finding_add(r, "clocksource-contradiction",
-			SEVERITY_WARNING, "sysfs names clocksource %s, which the vDSO cannot read, yet "
-			"clock_gettime through the vDSO measures %s cheaper than the syscall",
-			name, fmt_ratio(x, sizeof(x), cs->ratio));
+		struct doctor_finding *f;
+		f = doctor_finding_add(r, "clocksource-contradiction", SEVERITY_WARNING,
+			"sysfs names clocksource %s, which the vDSO cannot read, yet clock_gettime "
+			"through the vDSO measures %s cheaper than the syscall", name,
+			fmt_ratio(x, sizeof(x), cs->ratio));
 		doctor_action(f, "one of the two is wrong: a stale or substituted sysfs (a "
 			      "container's /sys), or a clocksource switched during the run; read %s "
 			      "again and compare with `vdsokit bench`", CURRENT_CLOCKSOURCE_FILE);
