@@ -38,6 +38,7 @@ struct doctor_env {
 	char qemu_evidence[4][200];
 	bool rr;
 	char rr_evidence[200];
+	const char *emulator;          /* "qemu-user", "valgrind", "rr" or NULL: the JSON's */
 
 	/* The instruction set /proc/cpuinfo describes ("x86", "arm", …, "" unknown). */
 	char cpuinfo_family[16];
@@ -180,10 +181,11 @@ const char *doctor_call_label(enum vdsokit_func fn, long clock, char *buf, size_
 
 /*
  * One of doctor's checks: it reads the facts in r and adds the findings
- * whose ids it declares (NULL-terminated), and no others.
+ * whose ids it declares (NULL-terminated), and no others; the ids are the
+ * list of what doctor can find, which tests/cli-doctor.t holds the
+ * checks' source, doctor's output and the docs to.
  */
 struct doctor_check {
-	const char *name;
 	void (*run)(struct doctor_report *r);
 	const char *const *ids;
 };

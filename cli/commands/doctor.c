@@ -35,29 +35,29 @@
  * holds doctor's output and docs to this list.
  */
 static const struct doctor_check doctor_checks[] = {
-	{ "vdso-image", doctor_check_vdso_image, IDS("vdso-image") },
-	{ "vdso", doctor_check_vdso_mapped, IDS("vdso") },
-	{ "bad-image", doctor_check_vdso_rejected, IDS("bad-image") },
-	{ "no-vdso", doctor_check_no_vdso, IDS("no-vdso") },
-	{ "valgrind", doctor_check_valgrind, IDS("valgrind") },
-	{ "qemu-user", doctor_check_qemu_user, IDS("qemu-user") },
-	{ "rr", doctor_check_rr, IDS("rr") },
-	{ "clocksource", doctor_check_clocksource,
+	{ doctor_check_vdso_image, IDS("vdso-image") },
+	{ doctor_check_vdso_mapped, IDS("vdso") },
+	{ doctor_check_vdso_rejected, IDS("bad-image") },
+	{ doctor_check_no_vdso, IDS("no-vdso") },
+	{ doctor_check_valgrind, IDS("valgrind") },
+	{ doctor_check_qemu_user, IDS("qemu-user") },
+	{ doctor_check_rr, IDS("rr") },
+	{ doctor_check_clocksource,
 	  IDS("clocksource", "clocksource-fallback", "clocksource-contradiction") },
-	{ "functions", doctor_check_functions,
+	{ doctor_check_functions,
 	  IDS("functions", "symbol-absent", "entry-is-syscall", "not-on-arch", "kernel-clocks",
 	      "time32", "untrusted", "rseq-cpu-only", "vdso-kernel", "unavailable",
 	      "no-state-memory", "fallback") },
-	{ "cputime", doctor_check_cputime, IDS("cputime-syscall") },
-	{ "vdso-stack", doctor_check_vdso_stack, IDS("vdso-stack", "vdso-stack-deep") },
-	{ "calls-fail", doctor_check_failing_calls, IDS("calls-fail") },
-	{ "seccomp", doctor_check_seccomp, IDS("seccomp") },
-	{ "time-namespace", doctor_check_time_namespace, IDS("time-namespace") },
-	{ "compat-32bit", doctor_check_compat_32bit, IDS("compat-32bit") },
-	{ "virtual-machine", doctor_check_virtual_machine, IDS("virtual-machine") },
-	{ "time32-syscalls", doctor_check_time32, IDS("no-time32-syscalls") },
-	{ "libc-clock", doctor_check_libc_clock, IDS("libc-clock-interposed") },
-	{ "unreadable", doctor_check_unreadable, IDS("unreadable") },
+	{ doctor_check_cputime, IDS("cputime-syscall") },
+	{ doctor_check_vdso_stack, IDS("vdso-stack", "vdso-stack-deep") },
+	{ doctor_check_failing_calls, IDS("calls-fail") },
+	{ doctor_check_seccomp, IDS("seccomp") },
+	{ doctor_check_time_namespace, IDS("time-namespace") },
+	{ doctor_check_compat_32bit, IDS("compat-32bit") },
+	{ doctor_check_virtual_machine, IDS("virtual-machine") },
+	{ doctor_check_time32, IDS("no-time32-syscalls") },
+	{ doctor_check_libc_clock, IDS("libc-clock-interposed") },
+	{ doctor_check_unreadable, IDS("unreadable") },
 };
 
 void doctor_examine(struct doctor_report *r, const struct host_facts *host, int init_result,
@@ -160,8 +160,7 @@ static void json_environment(struct json_writer *w, const struct doctor_report *
 	const struct host_facts *h = r->host;
 	json_key(w, "environment");
 	json_object_begin(w);
-	json_kv_string(w, "emulator", env->qemu_user ? "qemu-user" : env->valgrind ? "valgrind" :
-		       env->rr ? "rr" : NULL);
+	json_kv_string(w, "emulator", env->emulator);
 	json_kv_string(w, "cmdline", env->cmdline_readable ? env->cmdline : NULL);
 	json_kv_string(w, "cmdline_vdso", env->cmdline_vdso[0] ? env->cmdline_vdso : NULL);
 	json_kv_string(w, "cmdline_clocksource",
