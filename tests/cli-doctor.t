@@ -368,4 +368,77 @@ else
 	skip "an interposed libc clock: no cc, or a sanitized build"
 fi
 
+# --- the table of checks (cli/commands/doctor.c) -----------------------------
+# Every finding id doctor can write is declared by one check of its table;
+# the ids the checks' source adds (an id literal beside its SEVERITY_, as
+# cli/checks/doctor.h asks) are exactly those; every id doctor wrote above,
+# and in the guests' samples, is one of them; and so is every id
+# docs/json.md and the man page name, with the severity docs/json.md gives.
+awk '/^static const struct doctor_check doctor_checks\[\] = \{/ { inside = 1; next }
+     inside && /^\};/ { exit }
+     inside { print }' "$top/cli/commands/doctor.c" | tr '\n' ' ' |
+	grep -o 'IDS([^)]*)' | grep -o '"[^"]*"' | tr -d '"' | sort >"$tmp/table.ids"
+dups=$(uniq -d "$tmp/table.ids" | paste -sd' ')
+if [ -s "$tmp/table.ids" ] && [ -z "$dups" ]; then
+	ok "doctor's table declares $(wc -l <"$tmp/table.ids") finding ids, each in one check"
+else
+	not_ok "doctor's table: no ids read, or ids declared twice: $dups"
+fi
+grep -ho '"[a-z0-9-]*", SEVERITY_[A-Z]*' "$top"/cli/checks/doctor_*.c |
+	sed 's/"\([^"]*\)", SEVERITY_\([A-Z]*\)/\1 \2/' | sort -u >"$tmp/source.severities"
+cut -d' ' -f1 "$tmp/source.severities" | sort -u >"$tmp/source.ids"
+undeclared=$(comm -13 "$tmp/table.ids" "$tmp/source.ids" | paste -sd' ')
+unused=$(comm -23 "$tmp/table.ids" "$tmp/source.ids" | paste -sd' ')
+if [ -z "$undeclared" ] && [ -z "$unused" ]; then
+	ok "the checks in cli/checks/doctor_*.c add exactly the ids the table declares"
+else
+	not_ok "ids added but not in the table: ${undeclared:-none}; in the table but never added: ${unused:-none}"
+fi
+
+# Doctor's JSON under each --image of this architecture (a test aid) too.
+arch=$("$vdsokit" --version | sed -n 's/.*, \([a-z0-9_]*\))$/\1/p')
+for image in "$build/images/$arch"/*.so; do
+	[ -f "$image" ] || continue
+	"$vdsokit" doctor --json --image "$image" >"$tmp/image-$(basename "$image" .so).json" 2>/dev/null
+done
+written=0
+: >"$tmp/written.ids"
+for json in "$tmp"/*.json "$samples"/*.json; do
+	jq -r 'select(.schema == "vdsokit-doctor") | .findings[].id' "$json" 2>/dev/null >>"$tmp/written.ids" &&
+		written=$((written + 1))
+done
+sort -u "$tmp/written.ids" -o "$tmp/written.ids"
+stray=$(comm -13 "$tmp/table.ids" "$tmp/written.ids" | paste -sd' ')
+if [ -s "$tmp/written.ids" ] && [ -z "$stray" ]; then
+	ok "every id in $written doctor outputs ($(wc -l <"$tmp/written.ids") ids) is in the table"
+else
+	not_ok "ids doctor wrote that its table lacks: ${stray:-no ids read}"
+fi
+
+# docs/json.md: "the ids include `ID` (SEVERITY: …)" and "a `ID` finding".
+awk '$0 == "## `vdsokit-doctor`" { inside = 1; next } inside && /^## / { exit } inside' \
+	"$top/docs/json.md" | tr '\n' ' ' >"$tmp/json-doctor.md"
+sed 's/.*the ids include//; s/`verdict`.*//' "$tmp/json-doctor.md" |
+	grep -o '`[a-z0-9-]*` ([a-z]*' | sed 's/`\([^`]*\)` (\(.*\)/\1 \2/' >"$tmp/doc.severities"
+{ cut -d' ' -f1 "$tmp/doc.severities"; grep -o '`[a-z0-9-]*` finding' "$tmp/json-doctor.md" |
+	cut -d'`' -f2; } | sort -u >"$tmp/doc.ids"
+# The man page: the finding names set in bold in doctor's entry.
+sed -n '/^\.B doctor /,/^\.B metrics /p' "$top/man/vdsokit.1" | grep -E '^\.B [a-z][a-z0-9\\-]*$' |
+	sed 's/^\.B //; s/\\-/-/g' | sort -u >"$tmp/man.ids"
+missing=$(cat "$tmp/doc.ids" "$tmp/man.ids" | sort -u | comm -23 - "$tmp/table.ids" | paste -sd' ')
+if [ -s "$tmp/doc.ids" ] && [ -s "$tmp/man.ids" ] && [ -z "$missing" ]; then
+	ok "the ids docs/json.md ($(paste -sd' ' "$tmp/doc.ids")) and the man page ($(paste -sd' ' "$tmp/man.ids")) name are in the table"
+else
+	not_ok "ids the docs name that doctor's table lacks: ${missing:-none read from the docs}"
+fi
+wrong=
+while read -r id severity; do
+	grep -qx "$id $(echo "$severity" | tr a-z A-Z)" "$tmp/source.severities" || wrong="$wrong $id ($severity)"
+done <"$tmp/doc.severities"
+if [ -s "$tmp/doc.severities" ] && [ -z "$wrong" ]; then
+	ok "docs/json.md gives $(wc -l <"$tmp/doc.severities") ids the severity their checks give them"
+else
+	not_ok "docs/json.md's severity is not the check's for:${wrong:- none read}"
+fi
+
 done_testing

@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# doctor's vdso-stack-deep warning (cli/commands/doctor.c check_vdso_stack), which no
+# doctor's vdso-stack-deep warning (cli/checks/doctor_stack.c), which no
 # kernel here triggers: run on the synthetic "stackdeep" image
 # (tests/images/fake.c, a test aid, x86_64 only) through --image, whose
 # clock_gettime probes 4 KiB + 56 below the stack pointer with an `or $0`

@@ -51,23 +51,67 @@ static bool preload_file(char *line, size_t size)
 	return any;
 }
 
-void doctor_check_libc_clock(struct doctor_report *r)
+/* A sanitizer's interceptor (libasan.so, libtsan.so, ...): not a preloaded shim. */
+static bool sanitizer_runtime(const char *object)
 {
-	void *seen = dlsym(RTLD_DEFAULT, "clock_gettime"), *own = libc_own();
-	if (!seen || !own || seen == own)
-		return;   /* static, or the C library's own: nothing interposed */
-	Dl_info info, self;
-	const char *object = dladdr(seen, &info) && info.dli_fname ? info.dli_fname : "an unknown object";
-	/* A sanitizer's interceptor, linked into this program or its runtime
-	 * (libasan.so, libtsan.so, ...): not a preloaded shim. */
-	if (dladdr((void *)doctor_check_libc_clock, &self) && self.dli_fbase == info.dli_fbase)
-		return;
 	static const char *const sanitizers[] = { "libasan", "libtsan", "liblsan", "libubsan",
 						  "libhwasan", "libmsan" };
 	const char *base = strrchr(object, '/') ? strrchr(object, '/') + 1 : object;
 	for (size_t i = 0; i < sizeof(sanitizers) / sizeof(sanitizers[0]); i++)
 		if (strncmp(base, sanitizers[i], strlen(sanitizers[i])) == 0)
-			return;
+			return true;
+	return false;
+}
+
+/*
+ * The object whose clock_gettime a program calling the C library's gets
+ * (*seen, in place of the C library's *own), or NULL when it is the C
+ * library's own, this program's (static) or a sanitizer's.
+ */
+static const char *interposer(void **seen, void **own)
+{
+	Dl_info info, self;
+	*seen = dlsym(RTLD_DEFAULT, "clock_gettime");
+	*own = libc_own();
+	if (!*seen || !*own || *seen == *own)
+		return NULL;   /* static, or the C library's own: nothing interposed */
+	const char *object = dladdr(*seen, &info) && info.dli_fname ? info.dli_fname :
+			     "an unknown object";
+	/* An interceptor linked into this program, as a sanitizer's runtime is. */
+	if (dladdr((void *)interposer, &self) && self.dli_fbase == info.dli_fbase)
+		return NULL;
+	return sanitizer_runtime(object) ? NULL : object;
+}
+
+/* What the interposer costs: libc's clock_gettime(MONOTONIC) against libvdsokit's. */
+static void cost_evidence(struct doctor_finding *f)
+{
+	struct bench_case c;
+	struct bench_result results[BENCH_PATH_COUNT];
+	bool wanted[BENCH_PATH_COUNT] = { false };
+	struct bench_config config = {
+		.seconds = 0.1, .batch_ns = 20e3, .min_batches = 31, .max_batches = 200,
+	};
+	wanted[BENCH_LIBC] = wanted[BENCH_LIBRARY] = true;
+	bench_case_init(&c, VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC);
+	bench_measure(&c, wanted, &config, results);
+	const struct bench_result *libc = &results[BENCH_LIBC], *lib = &results[BENCH_LIBRARY];
+	if (!libc->available || !lib->available || libc->refused || lib->refused ||
+	    !isfinite(libc->median_ns) || !isfinite(lib->median_ns) || lib->median_ns <= 0)
+		return;
+	char a[32], b[32];
+	fmt_duration_ns(a, sizeof(a), libc->median_ns);
+	fmt_duration_ns(b, sizeof(b), lib->median_ns);
+	doctor_evidence(f, "measured clock_gettime(MONOTONIC): libc %s, libvdsokit %s per call "
+			"(%.1fx)", a, b, libc->median_ns / lib->median_ns);
+}
+
+void doctor_check_libc_clock(struct doctor_report *r)
+{
+	void *seen, *own;
+	const char *object = interposer(&seen, &own);
+	if (!object)
+		return;
 	struct doctor_finding *f = doctor_finding_add(r, "libc-clock-interposed", SEVERITY_SLOW,
 		"the C library's clock_gettime is replaced by %s: programs calling it run that "
 		"code, not the C library's vDSO path", object);
@@ -79,25 +123,7 @@ void doctor_check_libc_clock(struct doctor_report *r)
 	char line[256];
 	if (preload_file(line, sizeof(line)))
 		doctor_evidence(f, "/etc/ld.so.preload: %s", line);
-
-	struct bench_case c;
-	struct bench_result results[BENCH_PATH_COUNT];
-	bool wanted[BENCH_PATH_COUNT] = { false };
-	struct bench_config config = {
-		.seconds = 0.1, .batch_ns = 20e3, .min_batches = 31, .max_batches = 200,
-	};
-	wanted[BENCH_LIBC] = wanted[BENCH_LIBRARY] = true;
-	bench_case_init(&c, VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC);
-	bench_measure(&c, wanted, &config, results);
-	const struct bench_result *libc = &results[BENCH_LIBC], *lib = &results[BENCH_LIBRARY];
-	if (libc->available && lib->available && !libc->refused && !lib->refused &&
-	    isfinite(libc->median_ns) && isfinite(lib->median_ns) && lib->median_ns > 0) {
-		char a[32], b[32];
-		fmt_duration_ns(a, sizeof(a), libc->median_ns);
-		fmt_duration_ns(b, sizeof(b), lib->median_ns);
-		doctor_evidence(f, "measured clock_gettime(MONOTONIC): libc %s, libvdsokit %s per call "
-				"(%.1fx)", a, b, libc->median_ns / lib->median_ns);
-	}
+	cost_evidence(f);
 	doctor_action(f, "expected if you meant to (libfaketime, a test harness); otherwise remove "
 		      "it from LD_PRELOAD or /etc/ld.so.preload");
 }

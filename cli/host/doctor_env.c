@@ -306,4 +306,7 @@ void doctor_env_read(struct doctor_env *env, const struct host_facts *host)
 			 "RUNNING_UNDER_RR is set in the environment");
 	}
 	detect_qemu_user(env, host);
+	/* The one that changes the most first: qemu-user replaces the kernel too. */
+	env->emulator = env->qemu_user ? "qemu-user" : env->valgrind ? "valgrind" :
+			env->rr ? "rr" : NULL;
 }
