@@ -157,10 +157,15 @@ static inline int clock_routed(const struct vdsokit__clock_route *route,
 
 /*
  * The clock routes' first functions (src/vdso.c): they resolve, then take
- * the route that resolution published, which is never them again.
+ * the route that resolution published, which is never them again.  Never
+ * inlined: where the route's entry is called from assembly (powerpc), the
+ * public functions reach them by a tail call and keep no register across
+ * it, so their fast path saves none.
  */
-int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts);
-int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res);
+int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts)
+	__attribute__((noinline));
+int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res)
+	__attribute__((noinline));
 
 int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts)
 {

@@ -49,84 +49,50 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 #define ARCH_HAS_SYSCALL6 1
 
 /*
- * Calls a vDSO function with up to five arguments, through a small
- * function of its own (vdsokit_lib_ppc_vdso_call below): a call the
- * compiler sees, so the caller's frame is the compiler's business, and
- * the vDSO, which stores its return address and r2 in its caller's frame
- * header, writes into the trampoline's minimal frame.  (An asm statement
- * with a bctrl inside cannot do that cheaply: in a leaf function gcc keeps
- * the link register in the very slot the vDSO overwrites, and uses the
- * red zone below the stack pointer, which a frame would have to skip:
- * 288 bytes more on ppc64.)  The result: r3, negated when the vDSO set
- * CR0.SO (a positive errno).
+ * Calls a vDSO function with up to five arguments, inline as glibc does,
+ * with one difference: the asm opens a frame of its own.  The vDSO stores
+ * its return address (and on ppc64 the TOC pointer) in its caller's frame
+ * header; a caller gcc left without a frame (a leaf, to gcc's eyes, as
+ * the call is hidden in an asm) keeps its own saved link register in that
+ * very slot, and on ppc64 its locals in the 288-byte red zone below the
+ * stack pointer.  So the frame is the ABI's minimal frame plus the red
+ * zone: 320 bytes (ELFv2), 400 (ELFv1), 16 (ppc32, which has no red
+ * zone).  The result: r3, negated when the vDSO set CR0.SO (a positive
+ * errno).  Clobbers: the ABI's volatile registers but the arguments'; the
+ * vDSO is kernel code, built without floating point or vector registers.
  */
+#if defined(__powerpc64__) && defined(_CALL_ELF) && _CALL_ELF == 2
+#define PPC_VDSO_FRAME_PUSH "stdu 1,-320(1)\n\tstd 2,24(1)\n\t"
+#define PPC_VDSO_FRAME_POP "ld 2,24(1)\n\taddi 1,1,320\n\t"
+#elif defined(__powerpc64__)
+#define PPC_VDSO_FRAME_PUSH "stdu 1,-400(1)\n\tstd 2,40(1)\n\t"
+#define PPC_VDSO_FRAME_POP "ld 2,40(1)\n\taddi 1,1,400\n\t"
+#else
+#define PPC_VDSO_FRAME_PUSH "stwu 1,-16(1)\n\t"
+#define PPC_VDSO_FRAME_POP "addi 1,1,16\n\t"
+#endif
 #define ARCH_VDSO_CALL5 1
-__attribute__((visibility("hidden"))) long vdsokit_lib_ppc_vdso_call(long a, long b, long c, long d, long e,
-								    const void *fn);
 static inline long arch_vdso_call5(const void *fn, long a, long b, long c, long d, long e)
 {
-	return vdsokit_lib_ppc_vdso_call(a, b, c, d, e, fn);
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register long r5 __asm__("r5") = c;
+	register long r6 __asm__("r6") = d;
+	register long r7 __asm__("r7") = e;
+	register const void *r12 __asm__("r12") = fn; /* ELFv2: a global entry's own address */
+	__asm__ volatile(PPC_VDSO_FRAME_PUSH
+			 "mtctr %5\n\t"
+			 "bctrl\n\t"
+			 PPC_VDSO_FRAME_POP
+			 "bns+ 1f\n\t"
+			 "neg %0, %0\n"
+			 "1:"
+			 : "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), "+r"(r12)
+			 :
+			 : "r0", "r8", "r9", "r10", "r11", "lr", "ctr", "xer", "cr0", "cr1", "cr5",
+			   "cr6", "cr7", "memory");
+	return r3;
 }
-
-/* The trampoline, defined once (src/vdso.c): minimal frame, r2 kept, r12 the entry (ELFv2). */
-#if defined(__powerpc64__) && defined(_CALL_ELF) && _CALL_ELF == 2
-#define PPC_FUNCTION_START(name)                                                           \
-	".globl " name "\n\t.hidden " name "\n\t.type " name ",@function\n" name ":\n\t"
-#define PPC_FUNCTION_END(name) ".size " name ",.-" name "\n\t"
-#define PPC_FRAME "32"
-#define PPC_LR_SLOT "16"
-#define PPC_R2_SLOT "24"
-#define PPC_ST "std"
-#define PPC_STU "stdu"
-#define PPC_L "ld"
-#elif defined(__powerpc64__)
-/* ELFv1: the function's symbol is its descriptor in .opd, its code at the dot-name. */
-#define PPC_FUNCTION_START(name)                                                           \
-	".section \".opd\",\"aw\"\n\t.align 3\n\t.globl " name "\n\t.hidden " name "\n" name   \
-	":\n\t.quad ." name ",.TOC.@tocbase,0\n\t.previous\n\t.type ." name ",@function\n."   \
-	name ":\n\t"
-#define PPC_FUNCTION_END(name) ".size ." name ",.-." name "\n\t"
-#define PPC_FRAME "112"
-#define PPC_LR_SLOT "16"
-#define PPC_R2_SLOT "40"
-#define PPC_ST "std"
-#define PPC_STU "stdu"
-#define PPC_L "ld"
-#else
-#define PPC_FUNCTION_START(name)                                                           \
-	".globl " name "\n\t.hidden " name "\n\t.type " name ",@function\n" name ":\n\t"
-#define PPC_FUNCTION_END(name) ".size " name ",.-" name "\n\t"
-#define PPC_FRAME "16"
-#define PPC_LR_SLOT "4"
-#define PPC_ST "stw"
-#define PPC_STU "stwu"
-#define PPC_L "lwz"
-#endif
-#ifdef PPC_R2_SLOT
-#define PPC_SAVE_R2 "std 2," PPC_R2_SLOT "(1)\n\t"
-#define PPC_LOAD_R2 "ld 2," PPC_R2_SLOT "(1)\n\t"
-#else
-#define PPC_SAVE_R2 ""
-#define PPC_LOAD_R2 ""
-#endif
-#define ARCH_TOPLEVEL_ASM                                                                  \
-	"\t.text\n\t.align 2\n\t"                                                          \
-	PPC_FUNCTION_START("vdsokit_lib_ppc_vdso_call")                                     \
-	"mflr 0\n\t"                                                                       \
-	PPC_ST " 0," PPC_LR_SLOT "(1)\n\t"                                                  \
-	PPC_STU " 1,-" PPC_FRAME "(1)\n\t"                                                  \
-	PPC_SAVE_R2                                                                        \
-	"mtctr 8\n\t"                                                                      \
-	"mr 12,8\n\t"                                                                      \
-	"bctrl\n\t"                                                                        \
-	PPC_LOAD_R2                                                                        \
-	"addi 1,1," PPC_FRAME "\n\t"                                                        \
-	PPC_L " 0," PPC_LR_SLOT "(1)\n\t"                                                   \
-	"mtlr 0\n\t"                                                                       \
-	"bnslr+\n\t"                                                                       \
-	"neg 3,3\n\t"                                                                      \
-	"blr\n\t"                                                                          \
-	PPC_FUNCTION_END("vdsokit_lib_ppc_vdso_call")
 
 /* r13 (ppc64) / r2 (ppc32): what __builtin_thread_pointer() returns. */
 #define ARCH_HAS_TP_REGISTER 1
