@@ -29,6 +29,10 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
+/* The 64-bit time calls, as the rows are named (clock_gettime64, ...):
+ * glibc 2.36 maps clock_gettime and the rest to their *64 entries. */
+#define _FILE_OFFSET_BITS 64
+#define _TIME_BITS 64
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
@@ -199,10 +203,17 @@ static void check_syscalls(int patched)
 
 static volatile unsigned long sink;
 
+/* The clock_gettime64 syscall writes the kernel's 64-bit timespec (16
+ * bytes), whatever the program's struct timespec is: with a 32-bit time_t
+ * (8 bytes) it overwrote the caller's frame, and every bench child died of
+ * SIGSEGV on its first timing. */
 static double now_ns(void)
 {
-	struct timespec ts;
-	syscall(SYS_clock_gettime64, CLOCK_MONOTONIC, &ts);
+	struct {
+		long long tv_sec, tv_nsec;
+	} ts;
+	if (syscall(SYS_clock_gettime64, CLOCK_MONOTONIC, &ts) != 0)
+		return -1;
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
