@@ -128,8 +128,9 @@ glibc_targets=""
 for t in $known; do
 	case $t in m68k | m68k-vdso) glibc_targets="$glibc_targets $t" ;; esac
 done
-# Opt-in (VDSOKIT_MATRIX_GLIBC=1) until glibc's own tests run in the guests
-# as they do in its build tree: 14 of 46 cannot find their modules there.
+# Opt-in (VDSOKIT_MATRIX_GLIBC=1) for its cost on a cold cache: a glibc
+# build under the kernels' lock, and minutes more in the two m68k guests
+# (docs/matrix.md#cost has the figures).
 if [ -n "$glibc_targets" ] && [ "${VDSOKIT_MATRIX_GLIBC:-0}" = 1 ]; then
 	"$here/build-glibc" >"$prep/glibc.path" 2>"$prep/glibc.err"
 	echo $? >"$prep/glibc.rc"
