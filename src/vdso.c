@@ -24,6 +24,11 @@
 
 const struct arch_symbol vdsokit_lib_arch_symbols[SYM_COUNT] = ARCH_SYMBOLS;
 
+#ifdef ARCH_TOPLEVEL_ASM
+/* What the architecture writes in assembly (i386's int $0x80 stub). */
+__asm__(ARCH_TOPLEVEL_ASM);
+#endif
+
 int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts);
 int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res);
 
