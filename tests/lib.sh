@@ -111,7 +111,8 @@ if [ ! -x "$vdsokit" ]; then
 fi
 
 # cross_vdsokit TRIPLE DIR: builds vdsokit statically with TRIPLE-gcc-12 into
-# $build/DIR (log in $tmp/make.log); fails when that compiler is missing, and
+# $build/DIR (log in $tmp/make.log); fails when that compiler is missing (a
+# build that fails with it present is also a not ok), and
 # for i686 when this kernel does not execute i386 binaries (exit 126: no
 # IA32 emulation), which the callers' skip lines name.
 cross_vdsokit() {
@@ -120,9 +121,17 @@ cross_vdsokit() {
 		echo "no cross builds in make test (make check has them)" >"$tmp/make.log"
 		return 1
 	fi
-	command -v "$1-gcc-12" >/dev/null &&
-		make -s -C "$top" CC="$1-gcc-12" AR="$1-ar" BUILD="$build/$2" LDFLAGS=-static \
-			"$build/$2/vdsokit" >"$tmp/make.log" 2>&1 || return 1
+	if ! command -v "$1-gcc-12" >/dev/null; then
+		echo "no $1-gcc-12" >"$tmp/make.log"
+		return 1
+	fi
+	# A compiler that is there and fails is the tree's fault: a failure, not a skip.
+	if ! make -s -C "$top" CC="$1-gcc-12" AR="$1-ar" BUILD="$build/$2" LDFLAGS=-static \
+		"$build/$2/vdsokit" >"$tmp/make.log" 2>&1; then
+		not_ok "vdsokit builds with $1-gcc-12"
+		tail -20 "$tmp/make.log" | diag
+		return 1
+	fi
 	case $1 in
 	i686-*)
 		"$build/$2/vdsokit" --version >/dev/null 2>&1
