@@ -28,4 +28,5 @@ if ! ${CC:-cc} ${VDSOKIT_SANITIZE:-} -std=gnu11 -O2 -D_GNU_SOURCE -I"$top/includ
 	diag <"$tmp/cc.err"
 	exit 1
 fi
-exec "$tmp/bench_raw"
+# Not exec: lib.sh's exit trap removes $tmp.
+"$tmp/bench_raw"
