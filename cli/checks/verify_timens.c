@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -172,7 +173,7 @@ static void namespace_helper(struct timens_shared *sh, double seconds)
 	pid_t child = child_start();
 	if (child < 0) {
 		snprintf(sh->skip_reason, sizeof(sh->skip_reason),
-			 "cannot fork into the namespace: %s", strerror(errno));
+			 "cannot fork into the namespace: %s", child_start_why());
 		sh->unshared = false;
 		return;
 	}
@@ -257,7 +258,7 @@ void verify_time_namespace(struct check_list *out, double seconds)
 	pid_t helper = child_start();
 	if (helper < 0) {
 		struct check_result *r = check_add(out, "timens", "time namespace");
-		check_set(r, CHECK_SKIP, "cannot fork: %s", strerror(errno));
+		check_set(r, CHECK_SKIP, "no helper process: %s", child_start_why());
 		munmap(sh, sizeof(*sh));
 		return;
 	}
@@ -273,7 +274,13 @@ void verify_time_namespace(struct check_list *out, double seconds)
 	}
 
 	struct check_result *r = check_add(out, "timens", "time namespace");
-	if (!sh->unshared) {
+	if (!sh->unshared && !sh->skip_reason[0] && WIFSIGNALED(status)) {
+		char sig[16];
+		check_set(r, CHECK_SKIP, "the helper process was killed by %s before creating the "
+			  "namespace%s", signal_name(WTERMSIG(status), sig, sizeof(sig)),
+			  WTERMSIG(status) == SIGSYS ? ": a seccomp filter refuses unshare or "
+			  "/proc/self/timens_offsets' open or write" : "");
+	} else if (!sh->unshared) {
 		check_set(r, CHECK_SKIP, "%s", sh->skip_reason[0] ? sh->skip_reason :
 			  "the helper process died before creating the namespace");
 	} else if (!sh->child_ran || sh->result_count == 0 || sh->child_status != 0) {

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -60,6 +61,7 @@ struct case_result {
 
 /* Written by a child, read by the parent after waitpid. */
 struct child_slot {
+	volatile int started;   /* the child's setup is done: the call is next */
 	volatile int done;
 	volatile long value;
 };
@@ -138,13 +140,17 @@ static bool differs(const struct case_result *r, enum path p)
 static void run_in_child(const struct abi_case *c, enum path p, const struct abi_memory *m,
 			 struct child_slot *slot, struct outcome *o)
 {
+	static char setup_why[160];
+	slot->started = 0;
 	slot->done = 0;
 	slot->value = 0;
 	pid_t pid = child_start();
 	if (pid < 0) {
+		/* Every case fails alike: the one buffer holds the one reason. */
+		snprintf(setup_why, sizeof(setup_why), "%s", child_start_why());
 		o->kind = OUTCOME_NOT_RUN;
-		o->value = -errno;
-		o->why = "fork";
+		o->value = 0;
+		o->why = setup_why;
 		return;
 	}
 	if (pid == 0) {
@@ -153,6 +159,7 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 		signal(SIGSEGV, SIG_DFL);
 		signal(SIGBUS, SIG_DFL);
 		alarm(CHILD_TIMEOUT_SECONDS);
+		slot->started = 1;
 		long v = abi_case_call(c, path_via[p], m);
 		slot->value = v;
 		slot->done = 1;
@@ -165,7 +172,15 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 		o->why = "waitpid";
 		return;
 	}
-	if (WIFSIGNALED(status)) {
+	if (WIFSIGNALED(status) && !slot->started) {
+		/* Not the call's doing: a SIGSYS here is no refused reference. */
+		snprintf(setup_why, sizeof(setup_why), "the child died in its setup (prctl, "
+			 "sigaction, alarm) before the call: killed by %s", WTERMSIG(status) == SIGSYS ?
+			 "SIGSYS (a seccomp filter)" : strsignal(WTERMSIG(status)));
+		o->kind = OUTCOME_NOT_RUN;
+		o->value = 0;
+		o->why = setup_why;
+	} else if (WIFSIGNALED(status)) {
 		o->sig = WTERMSIG(status);
 		o->kind = o->sig == SIGALRM ? OUTCOME_TIMEOUT : OUTCOME_SIGNAL;
 	} else if (slot->done) {
@@ -240,13 +255,13 @@ static void probe_vdso(bool present[VDSOKIT_FN_COUNT])
 }
 
 /* A child that sleeps until killed: the "other process" of the CPU-clock cases. */
-static int sleeper_error;   /* why start_sleeper found no second process */
+static char sleeper_error[160];   /* why start_sleeper found no second process */
 
 static pid_t start_sleeper(void)
 {
 	pid_t pid = child_start();
 	if (pid < 0)
-		sleeper_error = errno;
+		snprintf(sleeper_error, sizeof(sleeper_error), "%s", child_start_why());
 	if (pid == 0)
 		for (;;)
 			pause();
@@ -515,7 +530,7 @@ static void json_outcome(struct json_writer *w, const char *key, const struct ou
 	if (o->kind == OUTCOME_SIGNAL || o->kind == OUTCOME_TIMEOUT)
 		json_kv_string(w, "signal", signal_name(o->sig, sig, sizeof(sig)));
 	if (o->kind == OUTCOME_NOT_RUN) {
-		char why[96];
+		char why[200];
 		json_kv_string(w, "reason", not_run_reason(o, why, sizeof(why)));
 	}
 	if (o->kind == OUTCOME_REFUSED) {
@@ -689,8 +704,8 @@ int cmd_abi(int argc, char **argv)
 		cli_warning(argv[0], "cannot end the sleeping child %d (kill: %s): it ends when "
 			    "this process does", (int)procs.other, errno_name(-stopped));
 	if (!procs.other)
-		cli_warning(argv[0], "no second process (fork: %s): the cases with another "
-			    "process's clock were left out", errno_name(sleeper_error));
+		cli_warning(argv[0], "no second process (%s): the cases with another "
+			    "process's clock were left out", sleeper_error);
 
 	static struct abi_run run;
 	abi_run_build(&run, cases, results, count, not_run, init_result);
@@ -700,7 +715,7 @@ int cmd_abi(int argc, char **argv)
 		print_text(&run);
 	if (not_run) {
 		/* The first reason stands for the rest: a failed fork fails them all alike. */
-		char why[96] = "";
+		char why[200] = "";
 		for (unsigned i = 0; i < count && !why[0]; i++)
 			for (unsigned p = 0; p < PATH_COUNT && !why[0]; p++)
 				if (results[i].paths[p].kind == OUTCOME_NOT_RUN)

@@ -10,8 +10,19 @@
 
 #include <sys/types.h>
 
-/* fork() for a child that must not outlive its parent: pid, 0 in the child, -1 and errno. */
+/*
+ * fork() for a child that must not outlive its parent: pid once the
+ * child has done its setup, 0 in the child, -1 when there is no such
+ * child (errno; ECHILD: it died in its setup), child_start_why saying why.
+ */
 pid_t child_start(void);
+
+/*
+ * Why the last child_start failed, for a sentence: "fork: ...", "the child
+ * process died in its setup, at prctl(PR_SET_PDEATHSIG): killed by SIGSYS
+ * (a seccomp filter refuses the syscall)".
+ */
+const char *child_start_why(void);
 
 /* Waits for the child (through EINTR): 0, or -errno; *status its wait status. */
 int child_wait(pid_t pid, int *status);

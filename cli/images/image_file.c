@@ -129,6 +129,28 @@ static void probe_calls(int report)
 	_exit(0);
 }
 
+/* What a signal from the image's code says about it, for a sentence. */
+static const char *probe_signal_cause(int sig)
+{
+	switch (sig) {
+	case SIGSEGV:
+	case SIGBUS:
+		return "its code reads memory the file does not contain (a copy of a running "
+		       "kernel's vDSO reads the kernel's data pages mapped before it)";
+	case SIGILL:
+		return "its code holds an instruction this CPU does not execute";
+	case SIGSYS:
+		return "a syscall it made, or the probe's own setup, is refused by a seccomp "
+		       "filter";
+	case SIGFPE:
+		return "its code divided by zero or overflowed";
+	case SIGTRAP:
+		return "its code hit a breakpoint";
+	default:
+		return "the probe process was killed";
+	}
+}
+
 /*
  * Calls the image's functions in a child: NULL when all returned, else why
  * the image cannot be run (in why[]).
@@ -142,8 +164,7 @@ static const char *probe_image(char *why, size_t size)
 	}
 	pid_t pid = child_start();
 	if (pid < 0) {
-		snprintf(why, size, "cannot check that its code runs: fork: %s (%s)",
-			 errno_name(errno), strerror(errno));
+		snprintf(why, size, "cannot check that its code runs: %s", child_start_why());
 		close(pipefd[0]);
 		close(pipefd[1]);
 		return why;
@@ -173,16 +194,14 @@ static const char *probe_image(char *why, size_t size)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return NULL;
 	const char *func = last < sizeof(probe_names) / sizeof(probe_names[0]) ?
-			   probe_names[last] : "the first function";
+			   probe_names[last] : "first function";
 	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
 		snprintf(why, size, "its %s did not return within %d s", func, PROBE_SECONDS);
 	} else if (WIFSIGNALED(status)) {
 		char buf[16];
-		snprintf(why, size,
-			 "calling its %s ended in %s: its code reads memory the file does not "
-			 "contain (a copy of a running kernel's vDSO reads the kernel's data "
-			 "pages mapped before it)",
-			 func, signal_name(WTERMSIG(status), buf, sizeof(buf)));
+		int sig = WTERMSIG(status);
+		snprintf(why, size, "calling its %s ended in %s: %s", func,
+			 signal_name(sig, buf, sizeof(buf)), probe_signal_cause(sig));
 	} else {
 		snprintf(why, size, "the process that tried its code exited with status %d",
 			 WEXITSTATUS(status));

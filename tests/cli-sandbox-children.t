@@ -1,0 +1,72 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The tool's children under a sandbox.  A child killed in its own setup
+# (prctl killed by a seccomp filter) is reported as such, naming the
+# syscall, never as a refused reference or a crash of the code it was to
+# run; abi's sleeping child ends with the tool whatever the sandbox
+# refuses (kill, prctl); the image probe's deadline holds without alarm().
+. "$(dirname "$0")/lib.sh"
+
+sandbox=$build/tests/tools/sandbox-run
+if [ ! -x "$sandbox" ]; then
+	echo "1..0 # SKIP $sandbox not built (make tests)"
+	exit 0
+fi
+sb() { "$sandbox" "$@" >"$tmp/out" 2>"$tmp/err"; status=$?; }
+
+# --- prctl killed: the children die in their setup, and say so ------------
+setup_killed="died in its setup, at prctl(PR_SET_PDEATHSIG): killed by SIGSYS"
+sb --kill prctl -- "$vdsokit" abi
+if grep -q "$setup_killed" "$tmp/err" && ! grep -q "reference, is refused" "$tmp/out"; then
+	ok "kill:prctl: abi says its children died in their setup at prctl, blames no reference"
+else
+	not_ok "kill:prctl: abi says its children died in their setup at prctl, blames no reference"
+	{ tail -3 "$tmp/out"; tail -2 "$tmp/err"; } | diag
+fi
+sb --kill prctl -- "$vdsokit" verify --time 0.1
+for name in "getrandom across fork" "time namespace  "; do
+	if grep "^  skip  $name" "$tmp/out" | grep -q "$setup_killed"; then
+		ok "kill:prctl: verify's '$name' skip names the killed prctl"
+	else
+		not_ok "kill:prctl: verify's '$name' skip names the killed prctl"
+		grep "$name" "$tmp/out" | diag
+	fi
+done
+
+arch=$("$vdsokit" --version | sed -n 's/.*, \([a-z0-9_]*\))$/\1/p')
+image=$build/images/$arch/callable.so
+if [ ! -f "$image" ]; then
+	skip "no synthetic image for $arch at $image (make images)"
+else
+	sb --kill prctl -- "$vdsokit" info --image "$image"
+	if [ "$status" = 2 ] && grep -q "cannot check that its code runs: .*$setup_killed" "$tmp/err"; then
+		ok "kill:prctl: info --image says the probe died in its setup, not in the image's code"
+	else
+		not_ok "kill:prctl: info --image says the probe died in its setup (exit $status)"
+		diag <"$tmp/err"
+	fi
+fi
+
+# --- image code that traps (x86_64: the bytes are x86's) ---------
+# patch FILE BYTES: FILE with clock_gettime's first bytes replaced (octal escapes).
+patch_image() {
+	off=$(readelf -sW "$image" | awk '$8 == "__vdso_clock_gettime@@LINUX_2.6" { print $2; exit }')
+	cp "$image" "$1"
+	# shellcheck disable=SC2059
+	printf "$2" | dd of="$1" bs=1 seek=$((0x$off)) conv=notrunc 2>/dev/null
+}
+if [ "$arch" != x86_64 ] || [ ! -f "$image" ] || ! have readelf; then
+	skip "image code patching: x86_64 images and readelf only"
+else
+	patch_image "$tmp/ud2.so" '\017\013'
+	run info --image "$tmp/ud2.so"
+	if grep -q "ended in SIGILL: its code holds an instruction" "$tmp/err" &&
+	   ! grep -q "reads memory" "$tmp/err"; then
+		ok "info --image: a SIGILL in the image's code is explained as an instruction, not memory"
+	else
+		not_ok "info --image: a SIGILL in the image's code is explained as an instruction"
+		diag <"$tmp/err"
+	fi
+fi
+
+done_testing
