@@ -69,4 +69,45 @@ else
 	fi
 fi
 
+# --- abi's sleeper ends with the tool, whatever is refused ----------------
+# alive PID: the process runs (a zombie has ended).
+alive() { [ -d "/proc/$1" ] && ! grep -q '^State:.*Z' "/proc/$1/status" 2>/dev/null; }
+sb --errno EPERM kill,prctl -- "$vdsokit" abi
+pid=$(sed -n 's/.*sleeping child \([0-9]*\).*/\1/p' "$tmp/err")
+sleep 0.3
+if [ -z "$pid" ]; then
+	not_ok "EPERM:kill,prctl: abi says it could not end its sleeping child"
+	diag <"$tmp/err"
+elif alive "$pid"; then
+	not_ok "EPERM:kill,prctl: abi's sleeping child $pid runs on after the tool"
+	kill -KILL "$pid"
+else
+	ok "EPERM:kill,prctl: abi's sleeping child ends with the tool"
+fi
+
+if ! have ps; then
+	skip "ps(1) is not installed"
+else
+	"$sandbox" --errno EPERM prctl -- "$vdsokit" abi >/dev/null 2>&1 &
+	tool=$!
+	kids= i=0
+	while [ $i -lt 100 ] && [ -z "$kids" ]; do
+		sleep 0.05
+		# The sandbox execs the tool: its pid is the tool's.
+		kids=$(ps -o pid= --ppid "$tool" | head -1)
+		i=$((i + 1))
+	done
+	kill -KILL "$tool"
+	wait "$tool" 2>/dev/null
+	sleep 0.3
+	if [ -z "$kids" ]; then
+		skip "EPERM:prctl: abi started no child in 5 s"
+	elif alive "$kids"; then
+		not_ok "EPERM:prctl: abi's first child $kids (its sleeper) runs on after SIGKILL of the tool"
+		kill -KILL "$kids"
+	else
+		ok "EPERM:prctl: abi's first child (its sleeper) ends when the tool is SIGKILLed"
+	fi
+fi
+
 done_testing

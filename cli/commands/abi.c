@@ -10,6 +10,7 @@
  * from the syscall: that is the contract a caller signs up for.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,18 +255,39 @@ static void probe_vdso(bool present[VDSOKIT_FN_COUNT])
 	present[VDSOKIT_FN_THREAD_POINTER] = false;
 }
 
-/* A child that sleeps until killed: the "other process" of the CPU-clock cases. */
+/*
+ * A child that sleeps until killed: the "other process" of the CPU-clock
+ * cases.  It sleeps in read() on a pipe whose write end only this process
+ * (and the children it forks) holds: killed, or where a sandbox refuses
+ * kill() and the parent-death signal, it wakes at the tool's exit, any
+ * exit, to EOF and ends.
+ */
 static char sleeper_error[160];   /* why start_sleeper found no second process */
 
 static pid_t start_sleeper(void)
 {
+	int fd[2];
+	if (pipe2(fd, O_CLOEXEC) != 0) {
+		snprintf(sleeper_error, sizeof(sleeper_error), "pipe: %s", errno_name(errno));
+		return 0;
+	}
 	pid_t pid = child_start();
-	if (pid < 0)
+	if (pid < 0) {
 		snprintf(sleeper_error, sizeof(sleeper_error), "%s", child_start_why());
-	if (pid == 0)
-		for (;;)
-			pause();
-	return pid > 0 ? pid : 0;
+		close(fd[0]);
+		close(fd[1]);
+		return 0;
+	}
+	if (pid == 0) {
+		close(fd[1]);
+		char c;
+		while (read(fd[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(fd[0]);
+	/* fd[1] stays open, unused, until this process ends. */
+	return pid;
 }
 
 /* A pid no process has: one of a child that has been reaped. */
@@ -698,7 +720,7 @@ int cmd_abi(int argc, char **argv)
 		}
 		not_run += lost;
 	}
-	/* A refused kill() leaves the sleeper to its parent-death signal: no wait for it. */
+	/* A refused kill() leaves the sleeper to its pipe's EOF at our exit: no wait for it. */
 	int stopped = child_stop(procs.other);
 	if (stopped)
 		cli_warning(argv[0], "cannot end the sleeping child %d (kill: %s): it ends when "

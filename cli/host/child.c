@@ -3,7 +3,10 @@
  * Children that die with the tool: see child.h.  Killed by SIGTERM or
  * Ctrl-C, the tool takes its children (abi's sleeper, verify's time
  * namespace helper and the child inside the namespace, the probes) with
- * it through PR_SET_PDEATHSIG; none runs on for seconds unwatched.
+ * it through PR_SET_PDEATHSIG.  Where a sandbox refuses that prctl (EPERM)
+ * a child lives on after the tool only as long as its own work, and abi's
+ * sleeper, which would wait for ever, waits on a pipe instead (see abi.c)
+ * that the tool's exit, any exit, closes.
  *
  * The child reports its setup through a pipe, one byte per step done, and
  * child_start returns only once the last byte is read: a child the caller
@@ -82,7 +85,7 @@ pid_t child_start(void)
 	}
 	if (pid == 0) {
 		close(fd[0]);
-		/* Refused (a seccomp filter): the child still ends by itself, just not with us. */
+		/* Refused (EPERM): the child does not die with us, see above. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
 		setup_done(fd[1], 0);
 		/* The parent died before the signal was armed. */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The one way the tool starts a child process: it dies with the tool (a
- * parent-death SIGKILL, checked against a parent already gone), it is
+ * parent-death SIGKILL, checked against a parent already gone; where that
+ * is refused, it ends by itself: see child.c), it is
  * always reaped, and stopping it never hangs, even where a sandbox
  * refuses kill().
  */
@@ -29,8 +30,9 @@ int child_wait(pid_t pid, int *status);
 
 /*
  * Ends the child (SIGKILL) and reaps it.  When kill() is refused the
- * child is left to its parent-death signal, which ends it when the tool
- * exits: 0, or the -errno of kill().
+ * child is left to end by itself: its parent-death signal when the tool
+ * exits, or, that refused too, its own end (abi's sleeper: its pipe's EOF
+ * at the tool's exit): 0, or the -errno of kill().
  */
 int child_stop(pid_t pid);
 
