@@ -47,7 +47,7 @@ else
 	fi
 fi
 
-# --- image code that traps (x86_64: the bytes are x86's) ---------
+# --- image code that traps or loops (x86_64: the bytes are x86's) ---------
 # patch FILE BYTES: FILE with clock_gettime's first bytes replaced (octal escapes).
 patch_image() {
 	off=$(readelf -sW "$image" | awk '$8 == "__vdso_clock_gettime@@LINUX_2.6" { print $2; exit }')
@@ -57,6 +57,7 @@ patch_image() {
 }
 if [ "$arch" != x86_64 ] || [ ! -f "$image" ] || ! have readelf; then
 	skip "image code patching: x86_64 images and readelf only"
+	skip "image code patching: x86_64 images and readelf only"
 else
 	patch_image "$tmp/ud2.so" '\017\013'
 	run info --image "$tmp/ud2.so"
@@ -65,6 +66,16 @@ else
 		ok "info --image: a SIGILL in the image's code is explained as an instruction, not memory"
 	else
 		not_ok "info --image: a SIGILL in the image's code is explained as an instruction"
+		diag <"$tmp/err"
+	fi
+	patch_image "$tmp/loop.so" '\353\376'
+	timeout 30 "$sandbox" --errno EPERM alarm,setitimer -- "$vdsokit" info --image "$tmp/loop.so" \
+		>"$tmp/out" 2>"$tmp/err"
+	status=$?
+	if [ "$status" = 2 ] && grep -q "its clock_gettime did not return within" "$tmp/err"; then
+		ok "EPERM:alarm: info --image of a looping image ends at the probe's deadline"
+	else
+		not_ok "EPERM:alarm: info --image of a looping image exit $status (124: it hung)"
 		diag <"$tmp/err"
 	fi
 fi

@@ -4,7 +4,8 @@
  * Ctrl-C, the tool takes its children (abi's sleeper, verify's time
  * namespace helper and the child inside the namespace, the probes) with
  * it through PR_SET_PDEATHSIG.  Where a sandbox refuses that prctl (EPERM)
- * a child lives on after the tool only as long as its own work, and abi's
+ * a child lives on after the tool only as long as its own work (the image
+ * probe's bounded by child_wait_within's deadline), and abi's
  * sleeper, which would wait for ever, waits on a pipe instead (see abi.c)
  * that the tool's exit, any exit, closes.
  *
@@ -21,6 +22,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "child.h"   /* beside it: also built without -Icli (tests/tests.mk) */
@@ -118,6 +120,35 @@ int child_wait(pid_t pid, int *status)
 		if (errno != EINTR)
 			return -errno;
 	return 0;
+}
+
+static double monotonic_seconds(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int child_wait_within(pid_t pid, int *status, double seconds)
+{
+	double deadline = monotonic_seconds() + seconds;
+	long pause_ns = 20000;
+	for (;;) {
+		pid_t got = waitpid(pid, status, WNOHANG);
+		if (got == pid)
+			return 0;
+		if (got < 0 && errno != EINTR)
+			return -errno;
+		if (monotonic_seconds() >= deadline) {
+			int e = child_stop(pid);
+			return e ? e : -ETIMEDOUT;
+		}
+		/* Refused, the sleep returns at once: the loop spins, and still ends. */
+		struct timespec nap = { 0, pause_ns };
+		nanosleep(&nap, NULL);
+		if (pause_ns < 10000000)
+			pause_ns *= 2;
+	}
 }
 
 int child_stop(pid_t pid)

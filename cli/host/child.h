@@ -29,6 +29,13 @@ const char *child_start_why(void);
 int child_wait(pid_t pid, int *status);
 
 /*
+ * child_wait with a deadline that needs no signal (alarm() may be refused):
+ * past it, the child is stopped (child_stop) and -ETIMEDOUT returned, or
+ * child_stop's -errno when it could not be killed (then not reaped).
+ */
+int child_wait_within(pid_t pid, int *status, double seconds);
+
+/*
  * Ends the child (SIGKILL) and reaps it.  When kill() is refused the
  * child is left to end by itself: its parent-death signal when the tool
  * exits, or, that refused too, its own end (abi's sleeper: its pipe's EOF

@@ -171,33 +171,36 @@ static const char *probe_image(char *why, size_t size)
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		signal(SIGALRM, SIG_DFL);
 		/* The crash is the answer: no handler (a sanitizer's) may turn it into an exit. */
 		signal(SIGSEGV, SIG_DFL);
 		signal(SIGBUS, SIG_DFL);
 		signal(SIGILL, SIG_DFL);
-		alarm(PROBE_SECONDS);
 		probe_calls(pipefd[1]);
 	}
 	close(pipefd[1]);
+	/* Its deadline needs no signal, which a sandbox may refuse (alarm). */
+	int status, e = child_wait_within(pid, &status, PROBE_SECONDS);
 	unsigned char step, last = 0xff;
 	ssize_t n;
+	/* The child is gone: its steps are all in the pipe. */
+	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
 	while ((n = read(pipefd[0], &step, 1)) == 1 || (n < 0 && errno == EINTR))
 		if (n == 1)
 			last = step;
 	close(pipefd[0]);
-	int status, e = child_wait(pid, &status);
+	const char *func = last < sizeof(probe_names) / sizeof(probe_names[0]) ?
+			   probe_names[last] : "first function";
+	if (e == -ETIMEDOUT) {
+		snprintf(why, size, "its %s did not return within %d s", func, PROBE_SECONDS);
+		return why;
+	}
 	if (e) {
 		snprintf(why, size, "cannot check that its code runs: waitpid: %s", strerror(-e));
 		return why;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return NULL;
-	const char *func = last < sizeof(probe_names) / sizeof(probe_names[0]) ?
-			   probe_names[last] : "first function";
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-		snprintf(why, size, "its %s did not return within %d s", func, PROBE_SECONDS);
-	} else if (WIFSIGNALED(status)) {
+	if (WIFSIGNALED(status)) {
 		char buf[16];
 		int sig = WTERMSIG(status);
 		snprintf(why, size, "calling its %s ended in %s: %s", func,
