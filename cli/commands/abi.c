@@ -146,8 +146,14 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 	slot->done = 0;
 	slot->value = 0;
 	pid_t pid = child_start();
+	if (pid < 0 && errno != ECHILD) {
+		o->kind = OUTCOME_NOT_RUN;
+		o->value = -errno;
+		o->why = "fork";
+		return;
+	}
 	if (pid < 0) {
-		/* Every case fails alike: the one buffer holds the one reason. */
+		/* Died in its setup.  Every case fails alike: one buffer holds the one reason. */
 		snprintf(setup_why, sizeof(setup_why), "%s", child_start_why());
 		o->kind = OUTCOME_NOT_RUN;
 		o->value = 0;
@@ -273,7 +279,10 @@ static pid_t start_sleeper(void)
 	}
 	pid_t pid = child_start();
 	if (pid < 0) {
-		snprintf(sleeper_error, sizeof(sleeper_error), "%s", child_start_why());
+		if (errno == ECHILD)
+			snprintf(sleeper_error, sizeof(sleeper_error), "%s", child_start_why());
+		else
+			snprintf(sleeper_error, sizeof(sleeper_error), "fork: %s", errno_name(errno));
 		close(fd[0]);
 		close(fd[1]);
 		return 0;
