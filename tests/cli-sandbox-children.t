@@ -124,4 +124,34 @@ else
 	ok "EPERM:prctl: abi's children (its sleeper) end when the tool is SIGKILLed"
 fi
 
+# --- a filter that kills a reference syscall: a stated skip, no death ------
+# (getrandom is left out: glibc's malloc asks it for its heap key, so its
+# kill ends the tool before main can do anything, as it would any program.)
+killed_skip="syscall, the reference, is refused here: the call was killed by SIGSYS"
+for cmd in doctor report "verify --time 0.1" "bench --time 0.1" "metrics --time 0.1"; do
+	# shellcheck disable=SC2086
+	sb --kill clock_gettime -- "$vdsokit" $cmd
+	case $status in
+	0|1) ok "kill:clock_gettime: $cmd exits $status, not by SIGSYS" ;;
+	*) not_ok "kill:clock_gettime: $cmd exit $status (159: killed by SIGSYS)"; tail -2 "$tmp/err" | diag ;;
+	esac
+done
+for sys in clock_gettime clock_getres gettimeofday getcpu; do
+	sb --kill "$sys" -- "$vdsokit" verify --time 0.1
+	if [ "$status" -gt 1 ]; then
+		not_ok "kill:$sys: verify exit $status (159: killed by SIGSYS)"
+	elif grep -q "skip .*the $sys $killed_skip" "$tmp/out"; then
+		ok "kill:$sys: verify skips the $sys comparisons: killed by SIGSYS"
+	else
+		not_ok "kill:$sys: verify skips the $sys comparisons: killed by SIGSYS"
+		grep skip "$tmp/out" | head -3 | diag
+	fi
+done
+# time: no reference of verify's (it reads CLOCK_REALTIME_COARSE), bench's syscall path.
+for sys in clock_gettime time; do
+	sb --kill "$sys" -- "$vdsokit" bench --time 0.1 --functions "$sys" --json
+	json_check "kill:$sys: bench --json: the syscall path refused as SIGSYS, never timed" "$tmp/out" \
+		'any(.results[]; any(.paths[]; .error == "SIGSYS" and .median_ns == null))'
+done
+
 done_testing

@@ -34,7 +34,7 @@ static ssize_t random_raw(void *buf, size_t len, unsigned flags)
 
 static ssize_t random_syscall(void *buf, size_t len, unsigned flags)
 {
-	return vdsokit_getrandom_via(VDSOKIT_ROUTE_SYSCALL, buf, len, flags);
+	return reference_getrandom(buf, len, flags);
 }
 
 static bool all_zero(const unsigned char *p, size_t n)
