@@ -4,10 +4,11 @@
  * Ctrl-C, the tool takes its children (abi's sleeper, verify's time
  * namespace helper and the child inside the namespace, the probes) with
  * it through PR_SET_PDEATHSIG.  Where a sandbox refuses that prctl (EPERM)
- * a child lives on after the tool only as long as its own work (the image
- * probe's bounded by child_wait_within's deadline), and abi's
- * sleeper, which would wait for ever, waits on a pipe instead (see abi.c)
- * that the tool's exit, any exit, closes.
+ * a child lives on after the tool only as long as its own work, which
+ * its alarm() bounds where a call may hang (abi's cases, the probes; the
+ * parent's own deadline, child_wait_within, holds while the parent
+ * lives), and abi's sleeper, which would wait for ever, waits on a pipe
+ * instead (see abi.c) that the tool's exit, any exit, closes.
  *
  * The child reports its setup through a pipe, one byte per step done, and
  * child_start returns only once the last byte is read: a child the caller

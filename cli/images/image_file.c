@@ -175,6 +175,9 @@ static const char *probe_image(char *why, size_t size)
 		signal(SIGSEGV, SIG_DFL);
 		signal(SIGBUS, SIG_DFL);
 		signal(SIGILL, SIG_DFL);
+		/* Its own bound should the tool die (refused, the parent's deadline holds). */
+		signal(SIGALRM, SIG_DFL);
+		alarm(PROBE_SECONDS + 1);
 		probe_calls(pipefd[1]);
 	}
 	close(pipefd[1]);
@@ -190,7 +193,7 @@ static const char *probe_image(char *why, size_t size)
 	close(pipefd[0]);
 	const char *func = last < sizeof(probe_names) / sizeof(probe_names[0]) ?
 			   probe_names[last] : "first function";
-	if (e == -ETIMEDOUT) {
+	if (e == -ETIMEDOUT || (!e && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)) {
 		snprintf(why, size, "its %s did not return within %d s", func, PROBE_SECONDS);
 		return why;
 	}
