@@ -178,11 +178,6 @@ bool reference_answered(long result, long *first)
 	return false;
 }
 
-bool reference_child_refused(int wait_status)
-{
-	return WIFSIGNALED(wait_status) && WTERMSIG(wait_status) == SIGSYS;
-}
-
 /* The Seccomp: line of /proc/self/status, or -1 when it cannot be read. */
 static int seccomp_mode(void)
 {

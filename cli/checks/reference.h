@@ -56,9 +56,6 @@ bool reference_refused(long result);
  */
 bool reference_answered(long result, long *first);
 
-/* Whether a child's wait status says a seccomp filter killed it (SIGSYS). */
-bool reference_child_refused(int wait_status);
-
 /*
  * Why there is no reference, for a sentence: "the time syscall, the
  * reference, is refused here (EPERM, e.g. by a seccomp filter)", "... is
