@@ -141,7 +141,7 @@ void check_skip_reference(struct check_result *r, const char *syscall, const cha
 int reference_clock_error(void)
 {
 	struct vdsokit_timespec ts;
-	return vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &ts);
+	return reference_clock_gettime(CLOCK_REALTIME, &ts);
 }
 
 unsigned allowed_cpus(int *cpus, unsigned max)

@@ -12,6 +12,38 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "vdsokit.h"
+
+/*
+ * Not an errno: a reference call's result where a seccomp filter kills its
+ * syscall (SECCOMP_RET_KILL, systemd's SystemCallFilter= default).  The
+ * syscall is then never made: the tool learns it from a child that made
+ * it once and died by SIGSYS.  reference_refused counts it as a refusal,
+ * reference_why says "killed by SIGSYS", errno_name "SIGSYS".
+ */
+#define REFERENCE_KILLED (-4095)
+
+/*
+ * Whether the function's syscall is killed here.  The first call probes
+ * them all in one child (each once, in order, the child saying which one
+ * it is in), before the tool makes any directly; the answer is kept.
+ */
+bool reference_killed(enum vdsokit_func fn);
+
+/*
+ * The reference calls: the function's syscall (vdsokit_*_via with
+ * VDSOKIT_ROUTE_SYSCALL), or REFERENCE_KILLED without the call.  Every
+ * direct reference call goes through one of these.
+ */
+int reference_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts);
+int reference_clock_getres(clockid_t clock, struct vdsokit_timespec *res);
+int reference_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz);
+int reference_time(int64_t *t);
+int reference_getcpu(unsigned *cpu, unsigned *node);
+ssize_t reference_getrandom(void *buf, size_t len, unsigned flags);
 
 /* Whether a reference call's result (0 / a value / -errno) says "no answer here". */
 bool reference_refused(long result);
@@ -23,9 +55,6 @@ bool reference_refused(long result);
  * (0 until then) keeps the -errno, for the skip's reason (check_skip_reference).
  */
 bool reference_answered(long result, long *first);
-
-/* Whether a child's wait status says a seccomp filter killed it (SIGSYS). */
-bool reference_child_refused(int wait_status);
 
 /*
  * Why there is no reference, for a sentence: "the time syscall, the

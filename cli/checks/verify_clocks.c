@@ -56,20 +56,21 @@ static void check_rejected_gettime(struct check_list *out, const char *group, lo
 				   bool library_uses_vdso)
 {
 	struct vdsokit_timespec ts;
-	int sys = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)clock, &ts);
-	int raw = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, (clockid_t)clock, &ts);
-	int lib = vdsokit_clock_gettime((clockid_t)clock, &ts);
+	int sys = reference_clock_gettime((clockid_t)clock, &ts);
 	struct check_result *r = check_add(out, group, "clock_gettime(%s)", clock_label(clock));
 	check_number(r, "syscall", "", sys);
+	/* Refused (killed, even): the vDSO and the library would hand the id to it. */
+	if (syscall_refused(sys)) {
+		check_skip_refused(r, "clock_gettime", sys);
+		return;
+	}
+	int raw = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, (clockid_t)clock, &ts);
+	int lib = vdsokit_clock_gettime((clockid_t)clock, &ts);
 	check_number(r, "vdso", "", raw);
 	check_number(r, "library", "", lib);
 	if (sys == 0) {
 		/* Not an error at all on this kernel: nothing to compare. */
 		check_set(r, CHECK_SKIP, "the syscall accepts this id here");
-		return;
-	}
-	if (syscall_refused(sys)) {
-		check_skip_refused(r, "clock_gettime", sys);
 		return;
 	}
 	char s[16], v[16];
@@ -107,13 +108,13 @@ static void sandwich_clock(long clock, double seconds, struct sandwich_stats *st
 	for (long long n = 0;; n++) {
 		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
-		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &before),
+		if (!reference_answered(reference_clock_gettime(id, &before),
 					&st->reference_error))
 			break;
 		if (st->have_raw)
 			vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, id, &raw);
 		vdsokit_clock_gettime(id, &lib);
-		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &after),
+		if (!reference_answered(reference_clock_gettime(id, &after),
 					&st->reference_error))
 			break;
 		if (!st->have_raw)
@@ -178,7 +179,7 @@ void verify_clock_gettime(struct check_list *out, const char *group, double seco
 	bool accepted[12];
 	struct vdsokit_timespec ts;
 	for (long clock = 0; clock < 12; clock++) {
-		accepted[clock] = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)clock, &ts) == 0;
+		accepted[clock] = reference_clock_gettime((clockid_t)clock, &ts) == 0;
 		valid += accepted[clock];
 	}
 	for (long clock = 0; clock < 12; clock++) {
@@ -196,14 +197,15 @@ static void check_getres(struct check_list *out, const char *group, long clock,
 {
 	clockid_t id = (clockid_t)clock;
 	struct vdsokit_timespec sys_res = { -1, -1 }, raw_res = { -1, -1 }, lib_res = { -1, -1 };
-	int sys = vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, id, &sys_res);
-	int raw = vdsokit_clock_getres_via(VDSOKIT_ROUTE_VDSO, id, &raw_res);
-	int lib = vdsokit_clock_getres(id, &lib_res);
+	int sys = reference_clock_getres(id, &sys_res);
 	struct check_result *r = check_add(out, group, "clock_getres(%s)", clock_label(clock));
+	/* Refused (killed, even): the vDSO and the library may hand the id to it. */
 	if (syscall_refused(sys)) {
 		check_skip_refused(r, "clock_getres", sys);
 		return;
 	}
+	int raw = vdsokit_clock_getres_via(VDSOKIT_ROUTE_VDSO, id, &raw_res);
+	int lib = vdsokit_clock_getres(id, &lib_res);
 	check_number(r, "syscall", "", sys);
 	check_number(r, "vdso", "", raw);
 	check_number(r, "library", "", lib);
@@ -256,7 +258,7 @@ void verify_aux_clocks(struct check_list *out, const char *group, double seconds
 	struct vdsokit_timespec ts;
 	for (long clock = AUX_CLOCK_FIRST; clock <= AUX_CLOCK_LAST; clock++) {
 		enabled[clock - AUX_CLOCK_FIRST] =
-			vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)clock, &ts) == 0;
+			reference_clock_gettime((clockid_t)clock, &ts) == 0;
 		enabled_count += enabled[clock - AUX_CLOCK_FIRST];
 	}
 	for (long clock = AUX_CLOCK_FIRST; clock <= AUX_CLOCK_LAST; clock++) {
@@ -295,7 +297,7 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 	/* Timezone: the kernel's sys_tz, whatever settimeofday last put there. */
 	memset(&tz_sys, 0x55, sizeof(tz_sys));
 	memset(&tz_path, 0xaa, sizeof(tz_path));
-	int sys_tz = vdsokit_gettimeofday_via(VDSOKIT_ROUTE_SYSCALL, NULL, &tz_sys);
+	int sys_tz = reference_gettimeofday(NULL, &tz_sys);
 	if (syscall_refused(sys_tz)) {
 		check_skip_refused(r, "gettimeofday", sys_tz);
 		return;
@@ -326,12 +328,12 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
 			break;
 		struct vdsokit_timespec before, after;
-		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME,
-								  &before), &reference_error))
+		if (!reference_answered(reference_clock_gettime(CLOCK_REALTIME, &before),
+					&reference_error))
 			break;
 		int rc = call(&tv, NULL);
-		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME,
-								  &after), &reference_error))
+		if (!reference_answered(reference_clock_gettime(CLOCK_REALTIME, &after),
+					&reference_error))
 			break;
 		rounds++;
 		/* In microseconds: gettimeofday truncates the same nanoseconds. */
@@ -398,15 +400,14 @@ static void check_time_path(struct check_list *out, const char *group, const cha
 			break;
 		struct vdsokit_timespec before, after;
 		/* The lower bound is another clock than the probe's: its first call may be refused. */
-		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL,
-								  CLOCK_REALTIME_COARSE, &before),
+		if (!reference_answered(reference_clock_gettime(CLOCK_REALTIME_COARSE, &before),
 					&reference_error)) {
 			reference_clock = "CLOCK_REALTIME_COARSE";
 			break;
 		}
 		int rc = call(&t);
-		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME,
-								  &after), &reference_error)) {
+		if (!reference_answered(reference_clock_gettime(CLOCK_REALTIME, &after),
+					&reference_error)) {
 			reference_clock = "CLOCK_REALTIME";
 			break;
 		}

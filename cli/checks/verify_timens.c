@@ -19,6 +19,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -30,6 +31,7 @@
 #include "output/output.h"
 #include "host/host.h"
 #include "host/child.h"
+#include "checks/reference.h"
 
 #ifndef CLONE_NEWTIME
 #define CLONE_NEWTIME 0x00000080
@@ -106,10 +108,10 @@ static void namespace_child(struct timens_shared *sh, double seconds)
 		clockid_t id = (clockid_t)shifted_clocks[i].clock;
 		struct vdsokit_timespec a, b, c, d;
 		memset(&b, 0, sizeof(b));
-		r->rc_sys = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &a);
+		r->rc_sys = reference_clock_gettime(id, &a);
 		r->rc_raw = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, id, &b);
 		r->rc_lib = vdsokit_clock_gettime(id, &c);
-		r->rc_sys |= vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &d);
+		r->rc_sys |= reference_clock_gettime(id, &d);
 		r->sys_before = timespec_ns(&a);
 		r->raw = timespec_ns(&b);
 		r->lib = timespec_ns(&c);
@@ -172,7 +174,7 @@ static void namespace_helper(struct timens_shared *sh, double seconds)
 	pid_t child = child_start();
 	if (child < 0) {
 		snprintf(sh->skip_reason, sizeof(sh->skip_reason),
-			 "cannot fork into the namespace: %s", strerror(errno));
+			 "cannot fork into the namespace: %s", child_start_why());
 		sh->unshared = false;
 		return;
 	}
@@ -251,13 +253,13 @@ void verify_time_namespace(struct check_list *out, double seconds)
 	int64_t host_before[SHIFTED_COUNT], host_after[SHIFTED_COUNT];
 	struct vdsokit_timespec ts;
 	for (unsigned i = 0; i < SHIFTED_COUNT; i++) {
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)shifted_clocks[i].clock, &ts);
+		reference_clock_gettime((clockid_t)shifted_clocks[i].clock, &ts);
 		host_before[i] = timespec_ns(&ts);
 	}
 	pid_t helper = child_start();
 	if (helper < 0) {
 		struct check_result *r = check_add(out, "timens", "time namespace");
-		check_set(r, CHECK_SKIP, "cannot fork: %s", strerror(errno));
+		check_set(r, CHECK_SKIP, "no helper process: %s", child_start_why());
 		munmap(sh, sizeof(*sh));
 		return;
 	}
@@ -268,12 +270,18 @@ void verify_time_namespace(struct check_list *out, double seconds)
 	int status = 0;
 	progress_waitpid(helper, &status);
 	for (unsigned i = 0; i < SHIFTED_COUNT; i++) {
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, (clockid_t)shifted_clocks[i].clock, &ts);
+		reference_clock_gettime((clockid_t)shifted_clocks[i].clock, &ts);
 		host_after[i] = timespec_ns(&ts);
 	}
 
 	struct check_result *r = check_add(out, "timens", "time namespace");
-	if (!sh->unshared) {
+	if (!sh->unshared && !sh->skip_reason[0] && WIFSIGNALED(status)) {
+		char sig[16];
+		check_set(r, CHECK_SKIP, "the helper process was killed by %s before creating the "
+			  "namespace%s", signal_name(WTERMSIG(status), sig, sizeof(sig)),
+			  WTERMSIG(status) == SIGSYS ? ": a seccomp filter refuses unshare or "
+			  "/proc/self/timens_offsets' open or write" : "");
+	} else if (!sh->unshared) {
 		check_set(r, CHECK_SKIP, "%s", sh->skip_reason[0] ? sh->skip_reason :
 			  "the helper process died before creating the namespace");
 	} else if (!sh->child_ran || sh->result_count == 0 || sh->child_status != 0) {

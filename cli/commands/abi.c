@@ -10,7 +10,9 @@
  * from the syscall: that is the contract a caller signs up for.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -60,6 +62,7 @@ struct case_result {
 
 /* Written by a child, read by the parent after waitpid. */
 struct child_slot {
+	volatile int started;   /* the child's setup is done: the call is next */
 	volatile int done;
 	volatile long value;
 };
@@ -138,13 +141,23 @@ static bool differs(const struct case_result *r, enum path p)
 static void run_in_child(const struct abi_case *c, enum path p, const struct abi_memory *m,
 			 struct child_slot *slot, struct outcome *o)
 {
+	static char setup_why[160];
+	slot->started = 0;
 	slot->done = 0;
 	slot->value = 0;
 	pid_t pid = child_start();
-	if (pid < 0) {
+	if (pid < 0 && errno != ECHILD) {
 		o->kind = OUTCOME_NOT_RUN;
 		o->value = -errno;
 		o->why = "fork";
+		return;
+	}
+	if (pid < 0) {
+		/* Died in its setup.  Every case fails alike: one buffer holds the one reason. */
+		snprintf(setup_why, sizeof(setup_why), "%s", child_start_why());
+		o->kind = OUTCOME_NOT_RUN;
+		o->value = 0;
+		o->why = setup_why;
 		return;
 	}
 	if (pid == 0) {
@@ -153,6 +166,7 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 		signal(SIGSEGV, SIG_DFL);
 		signal(SIGBUS, SIG_DFL);
 		alarm(CHILD_TIMEOUT_SECONDS);
+		slot->started = 1;
 		long v = abi_case_call(c, path_via[p], m);
 		slot->value = v;
 		slot->done = 1;
@@ -165,7 +179,15 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
 		o->why = "waitpid";
 		return;
 	}
-	if (WIFSIGNALED(status)) {
+	if (WIFSIGNALED(status) && !slot->started) {
+		/* Not the call's doing: a SIGSYS here is no refused reference. */
+		snprintf(setup_why, sizeof(setup_why), "the child died in its setup (prctl, "
+			 "sigaction, alarm) before the call: killed by %s", WTERMSIG(status) == SIGSYS ?
+			 "SIGSYS (a seccomp filter)" : strsignal(WTERMSIG(status)));
+		o->kind = OUTCOME_NOT_RUN;
+		o->value = 0;
+		o->why = setup_why;
+	} else if (WIFSIGNALED(status)) {
 		o->sig = WTERMSIG(status);
 		o->kind = o->sig == SIGALRM ? OUTCOME_TIMEOUT : OUTCOME_SIGNAL;
 	} else if (slot->done) {
@@ -239,18 +261,42 @@ static void probe_vdso(bool present[VDSOKIT_FN_COUNT])
 	present[VDSOKIT_FN_THREAD_POINTER] = false;
 }
 
-/* A child that sleeps until killed: the "other process" of the CPU-clock cases. */
-static int sleeper_error;   /* why start_sleeper found no second process */
+/*
+ * A child that sleeps until killed: the "other process" of the CPU-clock
+ * cases.  It sleeps in read() on a pipe whose write end only this process
+ * (and the children it forks) holds: killed, or where a sandbox refuses
+ * kill() and the parent-death signal, it wakes at the tool's exit, any
+ * exit, to EOF and ends.
+ */
+static char sleeper_error[160];   /* why start_sleeper found no second process */
 
 static pid_t start_sleeper(void)
 {
+	int fd[2];
+	if (pipe2(fd, O_CLOEXEC) != 0) {
+		snprintf(sleeper_error, sizeof(sleeper_error), "pipe: %s", errno_name(errno));
+		return 0;
+	}
 	pid_t pid = child_start();
-	if (pid < 0)
-		sleeper_error = errno;
-	if (pid == 0)
-		for (;;)
-			pause();
-	return pid > 0 ? pid : 0;
+	if (pid < 0) {
+		if (errno == ECHILD)
+			snprintf(sleeper_error, sizeof(sleeper_error), "%s", child_start_why());
+		else
+			snprintf(sleeper_error, sizeof(sleeper_error), "fork: %s", errno_name(errno));
+		close(fd[0]);
+		close(fd[1]);
+		return 0;
+	}
+	if (pid == 0) {
+		close(fd[1]);
+		char c;
+		while (read(fd[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(fd[0]);
+	/* fd[1] stays open, unused, until this process ends. */
+	return pid;
 }
 
 /* A pid no process has: one of a child that has been reaped. */
@@ -515,7 +561,7 @@ static void json_outcome(struct json_writer *w, const char *key, const struct ou
 	if (o->kind == OUTCOME_SIGNAL || o->kind == OUTCOME_TIMEOUT)
 		json_kv_string(w, "signal", signal_name(o->sig, sig, sizeof(sig)));
 	if (o->kind == OUTCOME_NOT_RUN) {
-		char why[96];
+		char why[200];
 		json_kv_string(w, "reason", not_run_reason(o, why, sizeof(why)));
 	}
 	if (o->kind == OUTCOME_REFUSED) {
@@ -683,14 +729,14 @@ int cmd_abi(int argc, char **argv)
 		}
 		not_run += lost;
 	}
-	/* A refused kill() leaves the sleeper to its parent-death signal: no wait for it. */
+	/* A refused kill() leaves the sleeper to its pipe's EOF at our exit: no wait for it. */
 	int stopped = child_stop(procs.other);
 	if (stopped)
 		cli_warning(argv[0], "cannot end the sleeping child %d (kill: %s): it ends when "
 			    "this process does", (int)procs.other, errno_name(-stopped));
 	if (!procs.other)
-		cli_warning(argv[0], "no second process (fork: %s): the cases with another "
-			    "process's clock were left out", errno_name(sleeper_error));
+		cli_warning(argv[0], "no second process (%s): the cases with another "
+			    "process's clock were left out", sleeper_error);
 
 	static struct abi_run run;
 	abi_run_build(&run, cases, results, count, not_run, init_result);
@@ -700,7 +746,7 @@ int cmd_abi(int argc, char **argv)
 		print_text(&run);
 	if (not_run) {
 		/* The first reason stands for the rest: a failed fork fails them all alike. */
-		char why[96] = "";
+		char why[200] = "";
 		for (unsigned i = 0; i < count && !why[0]; i++)
 			for (unsigned p = 0; p < PATH_COUNT && !why[0]; p++)
 				if (results[i].paths[p].kind == OUTCOME_NOT_RUN)

@@ -129,6 +129,28 @@ static void probe_calls(int report)
 	_exit(0);
 }
 
+/* What a signal from the image's code says about it, for a sentence. */
+static const char *probe_signal_cause(int sig)
+{
+	switch (sig) {
+	case SIGSEGV:
+	case SIGBUS:
+		return "its code reads memory the file does not contain (a copy of a running "
+		       "kernel's vDSO reads the kernel's data pages mapped before it)";
+	case SIGILL:
+		return "its code holds an instruction this CPU does not execute";
+	case SIGSYS:
+		return "a syscall it made, or the probe's own setup, is refused by a seccomp "
+		       "filter";
+	case SIGFPE:
+		return "its code divided by zero or overflowed";
+	case SIGTRAP:
+		return "its code hit a breakpoint";
+	default:
+		return "the probe process was killed";
+	}
+}
+
 /*
  * Calls the image's functions in a child: NULL when all returned, else why
  * the image cannot be run (in why[]).
@@ -142,47 +164,50 @@ static const char *probe_image(char *why, size_t size)
 	}
 	pid_t pid = child_start();
 	if (pid < 0) {
-		snprintf(why, size, "cannot check that its code runs: fork: %s (%s)",
-			 errno_name(errno), strerror(errno));
+		snprintf(why, size, "cannot check that its code runs: %s", child_start_why());
 		close(pipefd[0]);
 		close(pipefd[1]);
 		return why;
 	}
 	if (pid == 0) {
 		close(pipefd[0]);
-		signal(SIGALRM, SIG_DFL);
 		/* The crash is the answer: no handler (a sanitizer's) may turn it into an exit. */
 		signal(SIGSEGV, SIG_DFL);
 		signal(SIGBUS, SIG_DFL);
 		signal(SIGILL, SIG_DFL);
-		alarm(PROBE_SECONDS);
+		/* Its own bound should the tool die (refused, the parent's deadline holds). */
+		signal(SIGALRM, SIG_DFL);
+		alarm(PROBE_SECONDS + 1);
 		probe_calls(pipefd[1]);
 	}
 	close(pipefd[1]);
+	/* Its deadline needs no signal, which a sandbox may refuse (alarm). */
+	int status, e = child_wait_within(pid, &status, PROBE_SECONDS);
 	unsigned char step, last = 0xff;
 	ssize_t n;
+	/* The child is gone: its steps are all in the pipe. */
+	fcntl(pipefd[0], F_SETFL, O_NONBLOCK);
 	while ((n = read(pipefd[0], &step, 1)) == 1 || (n < 0 && errno == EINTR))
 		if (n == 1)
 			last = step;
 	close(pipefd[0]);
-	int status, e = child_wait(pid, &status);
+	const char *func = last < sizeof(probe_names) / sizeof(probe_names[0]) ?
+			   probe_names[last] : "first function";
+	if (e == -ETIMEDOUT || (!e && WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM)) {
+		snprintf(why, size, "its %s did not return within %d s", func, PROBE_SECONDS);
+		return why;
+	}
 	if (e) {
 		snprintf(why, size, "cannot check that its code runs: waitpid: %s", strerror(-e));
 		return why;
 	}
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return NULL;
-	const char *func = last < sizeof(probe_names) / sizeof(probe_names[0]) ?
-			   probe_names[last] : "the first function";
-	if (WIFSIGNALED(status) && WTERMSIG(status) == SIGALRM) {
-		snprintf(why, size, "its %s did not return within %d s", func, PROBE_SECONDS);
-	} else if (WIFSIGNALED(status)) {
+	if (WIFSIGNALED(status)) {
 		char buf[16];
-		snprintf(why, size,
-			 "calling its %s ended in %s: its code reads memory the file does not "
-			 "contain (a copy of a running kernel's vDSO reads the kernel's data "
-			 "pages mapped before it)",
-			 func, signal_name(WTERMSIG(status), buf, sizeof(buf)));
+		int sig = WTERMSIG(status);
+		snprintf(why, size, "calling its %s ended in %s: %s", func,
+			 signal_name(sig, buf, sizeof(buf)), probe_signal_cause(sig));
 	} else {
 		snprintf(why, size, "the process that tried its code exited with status %d",
 			 WEXITSTATUS(status));

@@ -24,6 +24,7 @@
 #include "vdsokit.h"
 #include "output/output.h"
 #include "measure/measure.h"
+#include "checks/reference.h"
 #include "bare_entry.h"
 
 static const char *const path_names[BENCH_PATH_COUNT] = {
@@ -400,6 +401,21 @@ static bool probe(const struct bench_case *c, enum bench_path path, long *result
 	int64_t t;
 	unsigned cpu, node;
 
+	/*
+	 * A syscall a filter kills is never made: its path is refused, not
+	 * timed; so are the others where the library's route is that syscall
+	 * or the vDSO's entry into the kernel, or unknown (a CPU-time clock,
+	 * an invalid id, a function the vDSO lacks): the vDSO, the library and the libc hand such a call to the
+	 * kernel.
+	 */
+	struct vdsokit_route_info route_info;
+	if (reference_killed(c->func) &&
+	    (path == BENCH_SYSCALL || bench_case_path(c, &route_info) != 0 ||
+	     route_info.route == VDSOKIT_ROUTE_SYSCALL || route_info.route == VDSOKIT_ROUTE_VDSO_KERNEL ||
+	     route_info.reason == VDSOKIT_REASON_ENTRY_IS_SYSCALL)) {
+		*result = REFERENCE_KILLED;
+		return true;
+	}
 	if (path == BENCH_LIBC)
 		return probe_libc(c, result);
 	if (path == BENCH_VDSO && raw_vdso_is_bare(c->func)) {

@@ -152,7 +152,7 @@ bool stack_probe(void (*prepare)(void *arg), long (*thunk)(void *arg), void *arg
 	for (int w = 0; w < PROBE_METHOD_COUNT; w++) {
 		pid_t pid = child_start();
 		if (pid < 0) {
-			snprintf(r->why, sizeof(r->why), "fork: %s", strerror(errno));
+			snprintf(r->why, sizeof(r->why), "%s", child_start_why());
 			goto out;
 		}
 		if (pid == 0) {

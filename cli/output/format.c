@@ -199,6 +199,8 @@ const char *errno_name(int error)
 		{ EOPNOTSUPP, "EOPNOTSUPP" }, { ERANGE, "ERANGE" },
 	};
 	static __thread char other[16];
+	if (error == -REFERENCE_KILLED)
+		return "SIGSYS";   /* not an errno: the syscall is killed (checks/reference.h) */
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].value == error)
 			return names[i].name;

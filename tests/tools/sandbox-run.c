@@ -129,6 +129,12 @@ static const struct {
 #ifdef SYS_madvise
 	{ "madvise", SYS_madvise },
 #endif
+#ifdef SYS_alarm
+	{ "alarm", SYS_alarm },
+#endif
+#ifdef SYS_setitimer
+	{ "setitimer", SYS_setitimer },
+#endif
 };
 
 static int usage(const char *why)
