@@ -10,7 +10,7 @@ cd "$top" || exit 1
 
 n=0
 failed=0
-files=$(find README.md CHANGELOG.md Makefile bench cli docs fuzz include man scripts src tests \
+files=$(find README.md CHANGELOG.md Makefile .ci bench cli debian docs fuzz include man scripts src tests \
 	-type f ! -path 'tests/qemu/kernel/*' ! -path 'tests/doctor-samples/*' \
 	! -path 'tests/qemu/images/*' ! -path 'tests/abi/*' ! -name '*.so' ! -name 'words.t' \
 	2>/dev/null)
@@ -29,7 +29,10 @@ none() {
 	fi
 }
 
-none "no issue numbers of a tracker outside the repository" '\bissues? #?[0-9]+\b'
+none "no issue numbers of a tracker outside the repository" \
+	'\b(issues?|bugs?|tickets?|PR) ?#?[0-9]+\b|(^|[ (])#[0-9]{2,}([^-0-9a-z]|$)'
+none "no reference to the tracker by an issue's name" \
+	'\bthe (hardening|sandbox|lifecycle|contributor|CLI.layers|y2038) issue\b'
 none "no \"only32\" (the image is time32only)" '\bonly32\b'
 none "no \"witness\" (the stack probe's methods, doctor's evidence)" '\bwitness(es)?\b'
 
