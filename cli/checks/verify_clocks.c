@@ -100,12 +100,13 @@ static void sandwich_clock(long clock, double seconds, struct sandwich_stats *st
 {
 	clockid_t id = (clockid_t)clock;
 	struct vdsokit_timespec before, raw, lib, after;
-	double deadline = bench_now_ns() + seconds * 1e9;
+	struct bench_deadline deadline;
+	bench_deadline_start(&deadline, seconds);
 	memset(st, 0, sizeof(*st));
 	st->have_raw = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, id, &raw) != -ENOSYS;
 	/* At least a few thousand rounds even on a slow emulated machine. */
 	for (long long n = 0;; n++) {
-		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
+		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_deadline_passed(&deadline))
 			break;
 		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, id, &before),
 					&st->reference_error))
@@ -321,9 +322,10 @@ static void check_gettimeofday_path(struct check_list *out, const char *group, c
 	long long rounds = 0, violations = 0;
 	long reference_error = 0;
 	int64_t first_before = 0, first_tv = 0, first_after = 0;
-	double deadline = bench_now_ns() + seconds * 1e9;
+	struct bench_deadline deadline;
+	bench_deadline_start(&deadline, seconds);
 	for (long long n = 0;; n++) {
-		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
+		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_deadline_passed(&deadline))
 			break;
 		struct vdsokit_timespec before, after;
 		if (!reference_answered(vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME,
@@ -392,9 +394,10 @@ static void check_time_path(struct check_list *out, const char *group, const cha
 	long reference_error = 0;
 	const char *reference_clock = NULL;
 	int64_t first[3] = { 0, 0, 0 };
-	double deadline = bench_now_ns() + seconds * 1e9;
+	struct bench_deadline deadline;
+	bench_deadline_start(&deadline, seconds);
 	for (long long n = 0;; n++) {
-		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_now_ns() > deadline)
+		if ((n & 63) == 0 && (progress_tick(), n >= 2048) && bench_deadline_passed(&deadline))
 			break;
 		struct vdsokit_timespec before, after;
 		/* The lower bound is another clock than the probe's: its first call may be refused. */
