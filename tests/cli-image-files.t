@@ -58,4 +58,24 @@ json_check "abi --image --json: image names it" "$tmp/out" ".image == \"$tmp/img
 run doctor --json --image "$tmp/img.so"
 json_check "doctor --image --json: image names it" "$tmp/out" ".image == \"$tmp/img.so\""
 
+# --- --image input that is no image: refused at once, exit 2 ----------------
+# A FIFO blocked in open() forever; a 1 GiB file was read whole (seconds,
+# 1 GB of memory) before it was refused.
+if mkfifo "$tmp/fifo" 2>/dev/null; then
+	"$vdsokit" info --image "$tmp/fifo" >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	( sleep 10; kill "$pid" 2>/dev/null ) &
+	watchdog=$!
+	wait "$pid"
+	status=$?
+	kill "$watchdog" 2>/dev/null
+	expect_error "info --image a FIFO" 2 "^vdsokit info: $tmp/fifo: not a regular file \\(a FIFO\\)$"
+else
+	skip "info --image a FIFO: mkfifo failed"
+fi
+truncate -s 1G "$tmp/sparse"
+run info --image "$tmp/sparse"
+expect_error "info --image a 1 GiB file" 2 \
+	"^vdsokit info: $tmp/sparse: 1073741824 bytes, larger than 64 MiB: not a vDSO image$"
+
 done_testing

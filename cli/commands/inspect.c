@@ -54,11 +54,17 @@ int cmd_inspect(int argc, char **argv)
 
 	const char *path = argv[optind];
 	size_t size;
-	int err;
-	unsigned char *data = cli_read_file(path, MAX_IMAGE_SIZE, &size, &err);
-	if (!data)
-		return cli_error("inspect", path, "%s",
-				 cli_read_error(path, err, "larger than 256 MiB, not a vDSO"));
+	unsigned char *data;
+	if (strcmp(path, "-") == 0) {
+		/* stdin: whatever the caller pipes in, up to the same limit. */
+		int err;
+		data = cli_read_file(path, MAX_IMAGE_SIZE, &size, &err);
+		if (!data)
+			return cli_error("inspect", path, "%s",
+					 cli_read_error(path, err, "larger than 256 MiB, not a vDSO"));
+	} else if (image_file_read("inspect", path, MAX_IMAGE_SIZE, &data, &size) != 0) {
+		return CLI_EXIT_USAGE;
+	}
 
 	/* A file too short for a header is "truncated" only when it starts as ELF does. */
 	size_t magic = size < SELFMAG ? size : SELFMAG;
