@@ -58,6 +58,35 @@ json_check "abi --image --json: image names it" "$tmp/out" ".image == \"$tmp/img
 run doctor --json --image "$tmp/img.so"
 json_check "doctor --image --json: image names it" "$tmp/out" ".image == \"$tmp/img.so\""
 
+# An image whose __vdso_clock_gettime is a data object: no usable
+# clock_gettime.  The image lacks it, not the kernel; its calls take the
+# syscall, so no "fast path" verdict, and no clocksource "read in user space".
+data=$build/images/$arch/data.so
+if [ -f "$data" ]; then
+	run doctor --json --image "$data"
+	if [ "$status" = 1 ]; then
+		json_check "doctor --image data.so: the image lacks clock_gettime, a slow finding" "$tmp/out" \
+			'any(.findings[]; .id == "symbol-absent" and .severity == "slow" and
+			     (.title | test("^the image lacks: clock_gettime")) and
+			     (.action | test("newer kernel") | not)) and
+			 all(.findings[]; .title | test("read in user space") | not) and
+			 (.verdict.fast | not)'
+	else
+		not_ok "doctor --image data.so: exit $status, want 1 (not the fast path)"
+	fi
+	run info --image "$data"
+	if grep -q "clock_gettime .*the image lacks the symbol" "$tmp/out" &&
+	   ! grep -q "this kernel's vDSO lacks" "$tmp/out"; then
+		ok "info --image data.so: the image lacks the symbol, not this kernel's vDSO"
+	else
+		not_ok "info --image data.so: the image lacks the symbol, not this kernel's vDSO"
+		grep -i "lacks" "$tmp/out" | diag
+	fi
+else
+	skip "no $data (make images)"
+	skip "no $data (make images)"
+fi
+
 # --- --image input that is no image: refused at once, exit 2 ----------------
 # A FIFO blocked in open() forever; a 1 GiB file was read whole (seconds,
 # 1 GB of memory) before it was refused.

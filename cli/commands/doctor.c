@@ -190,7 +190,7 @@ static void json_routes(struct json_writer *w, const struct doctor_report *r)
 		if (route->clock >= 0)
 			json_kv_string(w, "clock", clock_id_name(name, sizeof(name), route->clock));
 		json_kv_string(w, "route", vdsokit_route_name(p->route));
-		json_kv_string(w, "reason", vdsokit_reason_text(p->reason));
+		json_kv_string(w, "reason", cli_reason_text(p->reason));
 		json_kv_string(w, "symbol", p->symbol);
 		json_kv_string(w, "version", p->version);
 		json_kv_string(w, "syscall", p->syscall);

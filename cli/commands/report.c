@@ -15,6 +15,7 @@
 #include "output/output.h"
 #include "host/host.h"
 #include "measure/measure.h"
+#include "images/images.h"
 
 static const char usage[] =
 	"Usage: vdsokit report [--json] [--no-bench]\n"
@@ -225,7 +226,7 @@ static void print_routes(const struct report_route *routes, unsigned count)
 			       show_symbol ? ", but " : "", errno_name(-r->refused));
 		else
 			printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p->route),
-			       show_symbol ? p->symbol : vdsokit_reason_text(p->reason));
+			       show_symbol ? p->symbol : cli_reason_text(p->reason));
 	}
 }
 

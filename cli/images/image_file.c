@@ -212,6 +212,13 @@ const char *cli_image_path(void)
 	return image_path;
 }
 
+const char *cli_reason_text(enum vdsokit_reason reason)
+{
+	if (image_path && reason == VDSOKIT_REASON_SYMBOL_ABSENT)
+		return "the image lacks the symbol";
+	return vdsokit_reason_text(reason);
+}
+
 /* Reads size bytes of fd at dst: 0, or the errno (EIO: the file got shorter). */
 static int read_whole(int fd, unsigned char *dst, size_t size)
 {

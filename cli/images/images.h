@@ -81,5 +81,11 @@ int image_file_read(const char *cmd, const char *path, size_t max_size,
 int use_image_file(const char *cmd, const char *path);
 /* The --image file use_image_file() took, or NULL: every report from it names it. */
 const char *cli_image_path(void);
+/*
+ * vdsokit_reason_text(), but of the --image file where the library's text
+ * speaks of this kernel's vDSO: with --image it is the file that lacks a
+ * symbol, not the kernel.
+ */
+const char *cli_reason_text(enum vdsokit_reason reason);
 
 #endif /* VDSOKIT_CLI_IMAGES_H */

@@ -102,7 +102,7 @@ void json_route_members(struct json_writer *w, const struct vdsokit_route_info *
 		json_key(w, "reason");
 		json_stringf(w, "the call fails here: %s", errno_name(-refused));
 	} else {
-		json_kv_string(w, "reason", vdsokit_reason_text(p->reason));
+		json_kv_string(w, "reason", cli_reason_text(p->reason));
 	}
 	json_kv_string(w, "symbol", p->symbol);
 	json_kv_string(w, "version", p->version);
