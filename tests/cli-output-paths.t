@@ -181,4 +181,23 @@ else
 	done
 fi
 
+# A bind-mounted file: rename() over a mount point is EBUSY.  The output is
+# copied into it in place, exit 0, and no temporary is left (root only).
+if [ "$(id -u)" = 0 ] && : >"$tmp/bm-src" && printf 'old\n' >"$tmp/bm-target" &&
+   mount --bind "$tmp/bm-src" "$tmp/bm-target" 2>/dev/null; then
+	"$vdsokit" dump -o "$tmp/bm-target" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	left=$(ls -A "$tmp" | grep '^\.vdsokit-')
+	if [ $st = 0 ] && [ -z "$left" ] && [ "$(head -c 4 "$tmp/bm-src" | tail -c 3)" = ELF ] &&
+	   [ ! -s "$tmp/err" ]; then
+		ok "dump -o a bind-mounted file: written in place through the mount (exit 0)"
+	else
+		not_ok "dump -o a bind-mounted file: exit $st, temporaries: ${left:-none}"
+		head -3 "$tmp/err" | diag
+	fi
+	umount "$tmp/bm-target"
+else
+	skip "dump -o a bind-mounted file: needs root and mount --bind"
+fi
+
 done_testing
