@@ -30,6 +30,8 @@ bool progress_active(void);
 /* waitpid(pid, status, 0) past EINTR, drawing meanwhile when active. */
 pid_t progress_waitpid(pid_t pid, int *status);
 void progress_clear(void);
+/* progress_clear() for a signal handler: one write(2), only in the drawing process. */
+void progress_erase_from_signal(void);
 void progress_end(void);
 
 /*
