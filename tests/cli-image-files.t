@@ -87,6 +87,35 @@ else
 	skip "no $data (make images)"
 fi
 
+# The --image path is the user's bytes: on a terminal's text it is escaped,
+# never raw (ESC[2J would clear the screen), in every command's text.
+esc_name=$tmp/$(printf 'esc\033[2J.so')
+cp "$image" "$esc_name"
+for cmd in doctor "verify --time 0.1" abi info; do
+	# shellcheck disable=SC2086
+	"$vdsokit" $cmd --image "$esc_name" >"$tmp/out" 2>&1
+	if grep -q "$(printf '\033')" "$tmp/out"; then
+		not_ok "$cmd --image with ESC in the path: a raw ESC in its text"
+	elif grep -qF 'esc\x1b[2J.so' "$tmp/out"; then
+		ok "$cmd --image with ESC in the path: shown as \\x1b"
+	else
+		not_ok "$cmd --image with ESC in the path: the path is not shown escaped"
+		head -3 "$tmp/out" | diag
+	fi
+done
+
+# abi --image: where the "vDSO" path differs, it is the image's code that
+# does, and the warnings name the image, not "the raw vDSO".
+"$vdsokit" abi --image "$tmp/img.so" >"$tmp/out" 2>"$tmp/err"
+if grep -q "warning: the raw vDSO" "$tmp/err" || grep -q "Where the raw vDSO" "$tmp/out"; then
+	not_ok "abi --image: warnings and the title name the image, not the raw vDSO"
+	grep -m2 "raw vDSO" "$tmp/err" "$tmp/out" | diag
+elif grep -q "warning: the image $tmp/img.so returns" "$tmp/err"; then
+	ok "abi --image: warnings and the title name the image, not the raw vDSO"
+else
+	skip "abi --image: this image differs from the syscall nowhere: no warning to read"
+fi
+
 # --- --image input that is no image: refused at once, exit 2 ----------------
 # A FIFO blocked in open() forever; a 1 GiB file was read whole (seconds,
 # 1 GB of memory) before it was refused.

@@ -10,6 +10,7 @@
  * from the syscall: that is the contract a caller signs up for.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -440,7 +441,7 @@ static void print_text(const struct abi_run *run)
 	const struct host_facts *h = &run->host;
 	printf("vdsokit abi: Linux %s, library %s, %s%s; %u cases, each call in its own "
 	       "child process\n\n", host_kernel_text(h), vdsokit_arch_name(),
-	       cli_image_path() ? "image " : "vDSO ", cli_image_path() ? cli_image_path() :
+	       cli_image_path() ? "image " : "vDSO ", cli_image_path() ? text_shown(cli_image_path()) :
 	       h->auxv_sysinfo_ehdr ? "mapped" : "not mapped", count);
 
 	struct table t;
@@ -467,7 +468,9 @@ static void print_text(const struct abi_run *run)
 		"Where libvdsokit differs from the syscall (its contract: docs/abi-contract.md):",
 	};
 	for (unsigned p = PATH_VDSO; p < PATH_COUNT; p++) {
-		printf("\n%s\n", titles[p]);
+		printf("\n%s\n", p == PATH_VDSO && cli_image_path() ?
+		       "Where the image's code differs from the syscall (what a direct caller of "
+		       "its symbols gets):" : titles[p]);
 		/* "Nowhere" is a claim about the cases compared, and only those. */
 		unsigned compared = run->compared[p];
 		if (run->finding_count[p] == 0 && compared == 0)
@@ -709,7 +712,11 @@ int cmd_abi(int argc, char **argv)
 		fprintf(stderr, "%s abi: %u case%s could not be run (first: %s)\n", CLI_PROGRAM,
 			not_run, not_run == 1 ? "" : "s", why);
 	}
-	warn_wrong_values(cases, results, count, PATH_VDSO, "the raw vDSO");
+	/* With --image the "vDSO" path is the file's code: the warning names it. */
+	char vdso_who[PATH_MAX + 32] = "the raw vDSO";
+	if (cli_image_path())
+		snprintf(vdso_who, sizeof(vdso_who), "the image %s", text_shown(cli_image_path()));
+	warn_wrong_values(cases, results, count, PATH_VDSO, vdso_who);
 	unsigned library_wrong = warn_wrong_values(cases, results, count, PATH_LIBRARY,
 						   "libvdsokit");
 	munmap(slot, sizeof(*slot));

@@ -278,7 +278,7 @@ int cmd_info(int argc, char **argv)
 		printf("AT_SYSINFO_EHDR: absent: %s\n", absent_why);
 	if (image_file)
 		printf("image file:      %s (--image, a test aid: the image and functions below "
-		       "are the file's,\n                 not this kernel's vDSO)\n", image_file);
+		       "are the file's,\n                 not this kernel's vDSO)\n", text_shown(image_file));
 	if (init_result)
 		printf("libvdsokit:      no usable vDSO (%s): every call takes the syscall\n",
 		       errno_name(-init_result));

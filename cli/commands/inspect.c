@@ -102,7 +102,7 @@ int cmd_inspect(int argc, char **argv)
 			 "truncated, the code past byte %zu is missing",
 			 size, (unsigned long long)span, size);
 		fflush(stdout);
-		cli_warning("inspect", "%s: %s", path, warning);
+		cli_warning("inspect", "%s: %s", text_shown(path), warning);
 	}
 	if (json) {
 		struct json_writer w;

@@ -446,7 +446,8 @@ int cli_output_not_input(const char *cmd, const char *option, const char *path,
 		struct stat in;
 		if (file_id(inputs[i], true, &in) && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
 			return cli_usage_error(cmd, "%s %s: that is the input file '%s': "
-					       "refusing to overwrite it", option, path, inputs[i]);
+					       "refusing to overwrite it", option, text_shown(path),
+					       text_shown(inputs[i]));
 	}
 	return 0;
 }
