@@ -262,6 +262,11 @@ int cmd_metrics(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("metrics", "unexpected argument '%s'", argv[optind]);
 
+	/* A file that cannot be written is said before the measuring, not after it. */
+	int checked = cli_output_check("metrics", output);
+	if (checked)
+		return checked;
+
 	int init_result = vdsokit_init();
 	struct host_facts h;
 	host_facts_read(&h);
