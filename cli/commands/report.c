@@ -389,6 +389,10 @@ int cmd_report(int argc, char **argv)
 	printf("  kernel        Linux %s\n", h.uname.known ? h.kernel_release : fact_text(&h.uname));
 	printf("  architecture  %s (libvdsokit built for %s)\n",
 	       h.uname.known ? h.machine : fact_text(&h.uname), vdsokit_arch_name());
+	/* The kernel's machine above; the process's ABI is the build's whatever uname says. */
+	if (h.linux32_personality)
+		printf("  personality   linux32 (setarch): uname -m says %s to this process, "
+		       "whose ABI is still %s\n", h.personality_machine, vdsokit_arch_name());
 	printf("  clocksource   %s%s%s%s\n", fact_text(&h.clocksource),
 	       h.available_clocksources.known ? " (available: " : "", h.available_clocksources.text,
 	       h.available_clocksources.known ? ")" : "");
