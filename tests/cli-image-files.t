@@ -120,13 +120,7 @@ fi
 # A FIFO blocked in open() forever; a 1 GiB file was read whole (seconds,
 # 1 GB of memory) before it was refused.
 if mkfifo "$tmp/fifo" 2>/dev/null; then
-	"$vdsokit" info --image "$tmp/fifo" >"$tmp/out" 2>"$tmp/err" &
-	pid=$!
-	( sleep 10; kill "$pid" 2>/dev/null ) &
-	watchdog=$!
-	wait "$pid"
-	status=$?
-	kill "$watchdog" 2>/dev/null
+	run_within 10 info --image "$tmp/fifo"
 	expect_error "info --image a FIFO" 2 "^vdsokit info: $tmp/fifo: not a regular file \\(a FIFO\\)$"
 else
 	skip "info --image a FIFO: mkfifo failed"

@@ -172,13 +172,7 @@ run inspect "$tmp"
 expect_error "inspect a directory" 2 "^vdsokit inspect: $tmp: not a regular file \\(a directory\\)$"
 # A FIFO with no writer: refused at once, not waited on in open() forever.
 if mkfifo "$tmp/fifo" 2>/dev/null; then
-	"$vdsokit" inspect "$tmp/fifo" >"$tmp/out" 2>"$tmp/err" &
-	pid=$!
-	( sleep 10; kill "$pid" 2>/dev/null ) &
-	watchdog=$!
-	wait "$pid"
-	status=$?
-	kill "$watchdog" 2>/dev/null
+	run_within 10 inspect "$tmp/fifo"
 	expect_error "inspect a FIFO" 2 "^vdsokit inspect: $tmp/fifo: not a regular file \\(a FIFO\\)$"
 else
 	skip "inspect a FIFO: mkfifo failed"
