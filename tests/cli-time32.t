@@ -86,4 +86,16 @@ json_check "verify: clock_gettime(INVALID(-2147483648)) with clock_gettime64 ref
 	"$tmp/out" '([.checks[] | select(.status == "fail")] | length) == 0 and
 	 any(.checks[]; .name == "clock_gettime(INVALID(-2147483648))" and .status != "fail")'
 
+# abi the same: the library's clock_getres(INT_MIN) went through the vDSO
+# entry, whose refused fallback answered EPERM: not a wrong value (exit 0).
+"$sandbox" --errno EPERM clock_getres -- "$cli" abi >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st = 0 ] && ! grep -q "returns EPERM where" "$tmp/err" &&
+   grep -q "not compared: the vDSO entry's own fallback syscall is refused" "$tmp/err"; then
+	ok "abi: the vDSO's refused clock_getres fallback is said, not a wrong value (exit 0)"
+else
+	not_ok "abi: the vDSO's refused clock_getres fallback is said, not a wrong value (exit $st)"
+	head -5 "$tmp/err" | diag
+fi
+
 done_testing
