@@ -25,7 +25,7 @@ static void vmessage(const char *cmd, const char *input, const char *fmt, va_lis
 		fprintf(stderr, " %s", cmd);
 	fprintf(stderr, ": ");
 	if (input)
-		fprintf(stderr, "%s: ", input);
+		fprintf(stderr, "%s: ", text_shown(input));
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }

@@ -338,7 +338,27 @@ if [ "$(uname -m)" = x86_64 ] && command -v setarch >/dev/null && setarch i686 t
 		not_ok "setarch i686: metrics name the machine x86_64, not i686"
 		grep host_info "$tmp/m.prom" | diag
 	fi
+	# personality() refused (135 on x86_64): the personality cannot be
+	# lifted, yet a 64-bit process's kernel is 64-bit; report says both.
+	sandbox=$build/tests/tools/sandbox-run
+	if [ -x "$sandbox" ]; then
+		setarch i686 "$sandbox" --errno EPERM 135 -- "$vdsokit" metrics --time 0.1 \
+			>"$tmp/m.prom" 2>/dev/null
+		setarch i686 "$sandbox" --errno EPERM 135 -- "$vdsokit" report --no-bench \
+			>"$tmp/r.txt" 2>/dev/null
+		if grep -q 'vdsokit_host_info{.*machine="x86_64"' "$tmp/m.prom" &&
+		   grep -q '^  architecture  x86_64 ' "$tmp/r.txt" &&
+		   grep -q '^  personality   linux32 .*says i686.*still x86_64' "$tmp/r.txt"; then
+			ok "setarch i686, personality() refused: machine x86_64, the personality said apart"
+		else
+			not_ok "setarch i686, personality() refused: machine x86_64, the personality said apart"
+			{ grep host_info "$tmp/m.prom"; sed -n 3,5p "$tmp/r.txt"; } | diag
+		fi
+	else
+		skip "setarch i686 with personality() refused: no sandbox-run built"
+	fi
 else
+	skip "setarch i686 needs an x86_64 host"
 	skip "setarch i686 needs an x86_64 host"
 fi
 

@@ -169,7 +169,18 @@ foreign_check "$build/images/m68k/both.so" m68k 32 big
 run inspect "$tmp/does-not-exist.so"
 expect_error "inspect a missing file" 2 "^vdsokit inspect: $tmp/does-not-exist.so: No such file or directory$"
 run inspect "$tmp"
-expect_error "inspect a directory" 2 "^vdsokit inspect: $tmp: Is a directory$"
+expect_error "inspect a directory" 2 "^vdsokit inspect: $tmp: not a regular file \\(a directory\\)$"
+# A FIFO with no writer: refused at once, not waited on in open() forever.
+if mkfifo "$tmp/fifo" 2>/dev/null; then
+	run_within 10 inspect "$tmp/fifo"
+	expect_error "inspect a FIFO" 2 "^vdsokit inspect: $tmp/fifo: not a regular file \\(a FIFO\\)$"
+else
+	skip "inspect a FIFO: mkfifo failed"
+fi
+# A file past the limit is refused from its size, not read first.
+truncate -s 300M "$tmp/huge"
+run inspect "$tmp/huge"
+expect_error "inspect a 300 MiB file" 2 "^vdsokit inspect: $tmp/huge: 314572800 bytes, larger than 256 MiB: not a vDSO image$"
 printf 'hello, not an ELF file\n' >"$tmp/text"
 run inspect "$tmp/text"
 expect_error "inspect a text file" 2 "^vdsokit inspect: $tmp/text: not an ELF file"

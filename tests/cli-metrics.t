@@ -253,4 +253,16 @@ else
 	fi
 fi
 
+# A file that cannot be written is an error before the measuring: --time 3
+# ended after 3 s of measuring, for nothing.
+start=$(date +%s)
+run metrics --time 3 -o /nonexistent-dir/x.prom
+took=$(( $(date +%s) - start ))
+if [ "$took" -lt 2 ]; then
+	expect_error "metrics -o in a missing directory: refused at once (${took} s)" 2 \
+		"^vdsokit metrics: /nonexistent-dir/x.prom: No such file or directory$"
+else
+	not_ok "metrics -o in a missing directory: refused only after measuring (${took} s)"
+fi
+
 done_testing

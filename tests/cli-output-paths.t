@@ -4,8 +4,8 @@
 # (/dev/stdout, /dev/fd/N, /proc/self/fd/N) is written through it, at its
 # offset, never replaced; a dangling symlink is followed and survives a
 # failed write; bench and metrics open their file only after measuring,
-# and INT, TERM or HUP, while measuring or while the temporary exists,
-# leave no temporary file behind, the old file and a symlink as they were
+# and INT, TERM or HUP while measuring, and any terminating signal while
+# the temporary exists, leave no temporary file behind, the old file and a symlink as they were
 # (exit 128 + signal).
 . "$(dirname "$0")/lib.sh"
 
@@ -150,15 +150,26 @@ for pair in INT:2 TERM:15 HUP:1; do
 	fi
 done
 
+# signal_number NAME: its number here (dash's kill -l takes numbers only).
+signal_number() {
+	_i=1
+	while [ $_i -lt 65 ]; do
+		[ "$(kill -l $_i 2>/dev/null)" = "$1" ] && { echo $_i; return; }
+		_i=$((_i + 1))
+	done
+	echo 0
+}
+
 # Between the last byte and the rename, the one moment the temporary
 # exists: strace refuses the rename and delivers the signal there (the
 # call never happens, as if the signal had come first).
 if ! have strace || ! strace -qq -o /dev/null true 2>/dev/null; then
 	skip "a signal while the temporary exists: no strace, or ptrace not allowed here"
 else
-	for pair in INT:2 TERM:15 HUP:1; do
-		sig=${pair%:*}
-		want=$((128 + ${pair#*:}))
+	# Every signal whose default action ends the process, not only INT, TERM
+	# and HUP: QUIT, USR1, USR2 and ALRM left the temporary behind.
+	for sig in INT TERM HUP QUIT USR1 USR2 ALRM; do
+		want=$((128 + $(signal_number "$sig")))
 		d=$tmp/writing-$sig
 		prepare "$d"
 		all=""
@@ -179,6 +190,25 @@ else
 			not_ok "SIG$sig with the temporary written (want exit $want)$all; $why"
 		fi
 	done
+fi
+
+# A bind-mounted file: rename() over a mount point is EBUSY.  The output is
+# copied into it in place, exit 0, and no temporary is left (root only).
+if [ "$(id -u)" = 0 ] && : >"$tmp/bm-src" && printf 'old\n' >"$tmp/bm-target" &&
+   mount --bind "$tmp/bm-src" "$tmp/bm-target" 2>/dev/null; then
+	"$vdsokit" dump -o "$tmp/bm-target" >"$tmp/out" 2>"$tmp/err"
+	st=$?
+	left=$(ls -A "$tmp" | grep '^\.vdsokit-')
+	if [ $st = 0 ] && [ -z "$left" ] && [ "$(head -c 4 "$tmp/bm-src" | tail -c 3)" = ELF ] &&
+	   [ ! -s "$tmp/err" ]; then
+		ok "dump -o a bind-mounted file: written in place through the mount (exit 0)"
+	else
+		not_ok "dump -o a bind-mounted file: exit $st, temporaries: ${left:-none}"
+		head -3 "$tmp/err" | diag
+	fi
+	umount "$tmp/bm-target"
+else
+	skip "dump -o a bind-mounted file: needs root and mount --bind"
 fi
 
 done_testing

@@ -94,4 +94,19 @@ else
 	skip "a 40-column terminal: no script(1) or stty"
 fi
 
+# Ended by a signal (TERM, INT, HUP) while it draws: the handler erases the
+# line too, or the terminal keeps a stale one.
+if have script && script -qec true /dev/null </dev/null >/dev/null 2>&1; then
+	on_pty "$tmp/killed.pty" "$vdsokit verify --time 3 >/dev/null & p=\$!; sleep 1.5; kill -TERM \$p; wait \$p; echo rc=\$?"
+	if grep -q 'rc=143' "$tmp/killed.pty" &&
+	   [ "$(sed 's/rc=143.*//' "$tmp/killed.pty" | tr -d '\n' | tail -c 4 | od -An -c | tr -d ' ')" = '\r033[K' ]; then
+		ok "verify ended by SIGTERM on a terminal: the progress line is erased (exit 143)"
+	else
+		not_ok "verify ended by SIGTERM on a terminal: the progress line is erased (exit 143)"
+		tail -c 100 "$tmp/killed.pty" | od -c | diag
+	fi
+else
+	skip "progress erased on SIGTERM: no pty"
+fi
+
 done_testing

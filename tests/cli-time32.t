@@ -70,4 +70,32 @@ json_check "doctor says the kernel has no 32-bit time syscalls, and what it mean
 json_check "doctor on a kernel with them says nothing of the kind" "$tmp/out" \
 	'all(.findings[]; .id != "no-time32-syscalls")'
 
+# The vDSO's own fallback refused, not the reference: i386's __vdso_clock_getres
+# falls back to the 32-bit clock_getres, the reference is clock_getres_time64.
+# What the entry returns then is the sandbox's EPERM: a skip naming that
+# syscall, not 24 failures of the vDSO and the library.
+"$sandbox" --errno EPERM clock_getres -- "$cli" verify --time 0.2 --json >"$tmp/out" 2>/dev/null
+json_check "verify: the vDSO's refused clock_getres fallback is a skip naming it, no failure" \
+	"$tmp/out" '([.checks[] | select(.status == "fail")] | length) == 0 and
+	 any(.checks[]; .name == "clock_getres(PROCESS_CPUTIME_ID)" and .status == "skip" and
+	     (.detail | test("clock_getres syscall .*EPERM")))'
+# clock_gettime64 refused: INT_MIN (the REALTIME bit of the library's mask,
+# so through the vDSO entry) is no failure either, as the other invalid ids.
+"$sandbox" --errno ENOSYS clock_gettime64 -- "$cli" verify --time 0.2 --json >"$tmp/out" 2>/dev/null
+json_check "verify: clock_gettime(INVALID(-2147483648)) with clock_gettime64 refused: no failure" \
+	"$tmp/out" '([.checks[] | select(.status == "fail")] | length) == 0 and
+	 any(.checks[]; .name == "clock_gettime(INVALID(-2147483648))" and .status != "fail")'
+
+# abi the same: the library's clock_getres(INT_MIN) went through the vDSO
+# entry, whose refused fallback answered EPERM: not a wrong value (exit 0).
+"$sandbox" --errno EPERM clock_getres -- "$cli" abi >"$tmp/out" 2>"$tmp/err"
+st=$?
+if [ $st = 0 ] && ! grep -q "returns EPERM where" "$tmp/err" &&
+   grep -q "not compared: the vDSO entry's own fallback syscall is refused" "$tmp/err"; then
+	ok "abi: the vDSO's refused clock_getres fallback is said, not a wrong value (exit 0)"
+else
+	not_ok "abi: the vDSO's refused clock_getres fallback is said, not a wrong value (exit $st)"
+	head -5 "$tmp/err" | diag
+fi
+
 done_testing

@@ -52,6 +52,21 @@ run() {
 	status=$?
 }
 
+# run_within SECONDS ARGS...: run, for a command that may block (a FIFO's
+# open): killed after SECONDS (exit 143), so a hang is a failure, not a
+# test that never ends.
+run_within() {
+	_limit=$1
+	shift
+	"$vdsokit" "$@" >"$tmp/out" 2>"$tmp/err" &
+	_pid=$!
+	( sleep "$_limit"; kill "$_pid" 2>/dev/null ) &
+	_watchdog=$!
+	wait "$_pid"
+	status=$?
+	kill "$_watchdog" 2>/dev/null
+}
+
 # expect_status DESCRIPTION WANT: the last run's exit status.
 expect_status() {
 	if [ "$status" -eq "$2" ]; then

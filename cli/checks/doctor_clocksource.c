@@ -12,6 +12,7 @@
 #include "checks/reference.h"
 #include "output/output.h"
 #include "measure/measure.h"
+#include "images/images.h"
 
 #define CURRENT_CLOCKSOURCE_FILE "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
@@ -106,7 +107,11 @@ static struct doctor_finding *clocksource_finding(struct doctor_report *r)
 {
 	const struct doctor_clocksource *cs = &r->clocksource;
 	const char *name = fact_text(&r->host->clocksource);
-	bool vdso_ok = r->vdso.mapped && r->vdso.usable;
+	/* "Read in user space by the vDSO" needs a vDSO clock_gettime to read it. */
+	struct vdsokit_route_info gettime;
+	bool vdso_ok = r->vdso.mapped && r->vdso.usable &&
+		       vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &gettime) == 0 &&
+		       gettime.symbol != NULL;
 	if (cs->arch_reads_none)
 		/* Nothing to gain: the library already avoids the vDSO's detour. */
 		return doctor_finding_add(r, "clocksource", SEVERITY_INFO,
@@ -194,7 +199,7 @@ static void name_evidence(struct doctor_finding *f, const struct doctor_report *
 	if (cs->arch_reads_none)
 		doctor_evidence(f, "vdsokit_route_of(clock_gettime(MONOTONIC)): route syscall, %s: "
 				"the library's table of what the vDSO of %s reads, whatever the "
-				"clocksource", vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL),
+				"clocksource", cli_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL),
 				vdsokit_arch_name());
 	else
 		doctor_evidence(f, "%s %s", name, cs->capable == 1 ?

@@ -12,6 +12,7 @@
 
 #include "checks/doctor.h"
 #include "output/output.h"
+#include "images/images.h"
 
 static bool takes_clock(enum vdsokit_func fn)
 {
@@ -100,11 +101,11 @@ static bool entry_passed_by(char *buf, size_t size, enum vdsokit_func fn,
 			      "syscall, and the library makes %s directly",
 			      clock_id_name(clock, sizeof(clock), c),
 			      cli_func_name(VDSOKIT_FN_CLOCK_GETTIME), clock,
-			      vdsokit_reason_text(read.reason), p->syscall ? p->syscall : "it");
+			      cli_reason_text(read.reason), p->syscall ? p->syscall : "it");
 		return true;
 	}
 	if (p->reason == VDSOKIT_REASON_ENTRY_IS_SYSCALL) {
-		doctor_append(buf, size, "is exported, but %s (%s)", vdsokit_reason_text(p->reason),
+		doctor_append(buf, size, "is exported, but %s (%s)", cli_reason_text(p->reason),
 			      p->syscall ? p->syscall : "the syscall");
 		return true;
 	}
@@ -120,6 +121,7 @@ struct route_groups {
 	     time32[512], untrusted[512], other[512], passed_by[1024], passed_by_names[256],
 	     unavailable[256], vdso_kernel[256], no_state_memory[128];
 	unsigned fast_count;
+	bool absent_clock;                    /* a time function among absent: its calls are slow */
 	bool passed_by_explained;
 	struct vdsokit_route_info cpu_only;   /* getcpu's, when it reads cpu_id only */
 };
@@ -179,7 +181,7 @@ static void sort_unused_entry(struct route_groups *g, const struct doctor_route 
 	} else if (p->reason == VDSOKIT_REASON_NOT_ON_ARCH) {
 		ADD(g->not_on_arch, ", ", "%s", label);
 	} else {
-		ADD(g->other, "; ", "%s (%s)", label, vdsokit_reason_text(p->reason));
+		ADD(g->other, "; ", "%s (%s)", label, cli_reason_text(p->reason));
 	}
 }
 
@@ -202,6 +204,9 @@ static void sort_by_reason(struct route_groups *g, const struct doctor_route *ro
 		break;
 	case VDSOKIT_REASON_SYMBOL_ABSENT:
 		ADD(g->absent, ", ", "%s", label);
+		/* getcpu and getrandom came late to the vDSO; time always was there. */
+		if (route->fn != VDSOKIT_FN_GETCPU && route->fn != VDSOKIT_FN_GETRANDOM)
+			g->absent_clock = true;
 		break;
 	case VDSOKIT_REASON_NOT_ON_ARCH:
 	case VDSOKIT_REASON_ENTRY_IS_SYSCALL:
@@ -225,7 +230,7 @@ static void sort_by_reason(struct route_groups *g, const struct doctor_route *ro
 		break; /* said once by the vDSO's own check */
 	default:
 		/* A reason newer than this file: say it as the library does. */
-		ADD(g->other, "; ", "%s (%s)", label, vdsokit_reason_text(p->reason));
+		ADD(g->other, "; ", "%s (%s)", label, cli_reason_text(p->reason));
 		break;
 	}
 }
@@ -281,7 +286,7 @@ static void kernel_clocks_finding(struct doctor_report *r, const struct route_gr
 	struct doctor_finding *f = doctor_finding_add(r, "kernel-clocks", SEVERITY_INFO,
 		"the vDSO of this architecture has no user-space read for: %s", g->kernel_clocks);
 	doctor_evidence(f, "vdsokit_route_of: %s",
-			vdsokit_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL));
+			cli_reason_text(VDSOKIT_REASON_CLOCK_IN_KERNEL));
 	if (doctor_monotonic_in_kernel())
 		doctor_action(f, "none: the vDSO of %s has no user-space read for MONOTONIC "
 			      "whatever the clocksource, so it would make these syscalls itself and "
@@ -327,7 +332,7 @@ static void rseq_cpu_only_finding(struct doctor_report *r, const struct route_gr
 		"getcpu reads the CPU from the rseq area; a call that asks for the node takes %s",
 		node_path);
 	doctor_evidence(f, "vdsokit_route_of(getcpu): route %s, %s", vdsokit_route_name(p->route),
-			vdsokit_reason_text(p->reason));
+			cli_reason_text(p->reason));
 	if (kernel_fills < RSEQ_NODE_ID_END)
 		doctor_evidence(f, "getauxval(AT_RSEQ_FEATURE_SIZE) = %lu: this kernel keeps no "
 				"node_id in the rseq area (Linux 6.3 and later do)", kernel_fills);
@@ -351,22 +356,36 @@ void doctor_check_functions(struct doctor_report *r)
 	struct doctor_finding *f = doctor_finding_add(r, "functions", SEVERITY_OK,
 		"%u function/clock routes run in user space", g.fast_count);
 	doctor_evidence(f, "%s", g.fast);
-	group_finding(r, g.absent, "symbol-absent", SEVERITY_INFO, "this kernel's vDSO lacks",
-		      vdsokit_reason_text(VDSOKIT_REASON_SYMBOL_ABSENT),
-		      "a newer kernel has them (getrandom: Linux 6.11 on x86_64, 6.12 on arm64, "
-		      "powerpc, s390); until then the library makes the syscall");
+	/*
+	 * A missing time function sends its calls to the syscall: not the fast
+	 * path.  With --image it is the file that lacks them, not the kernel.
+	 */
+	const char *lacks = r->image_file ? "the image lacks" : "this kernel's vDSO lacks";
+	const char *absent_todo = r->image_file ?
+		"none for this system: the library makes the syscall for these calls with "
+		"this image; run without --image for this kernel's vDSO" :
+		g.absent_clock ? "these calls take the syscall: a kernel whose vDSO exports "
+		"them (every current one) serves them in user space" :
+		"a newer kernel has them (getrandom: Linux 6.11 on x86_64, 6.12 on arm64, "
+		"powerpc, s390); until then the library makes the syscall";
+	if (g.absent_clock)
+		group_finding(r, g.absent, "symbol-absent", SEVERITY_SLOW, lacks,
+			      cli_reason_text(VDSOKIT_REASON_SYMBOL_ABSENT), absent_todo);
+	else
+		group_finding(r, g.absent, "symbol-absent", SEVERITY_INFO, lacks,
+			      cli_reason_text(VDSOKIT_REASON_SYMBOL_ABSENT), absent_todo);
 	passed_by_finding(r, &g);
 	snprintf(title, sizeof(title), "no vDSO entry on %s for", vdsokit_arch_name());
 	group_finding(r, g.not_on_arch, "not-on-arch", SEVERITY_INFO, title,
-		      vdsokit_reason_text(VDSOKIT_REASON_NOT_ON_ARCH),
+		      cli_reason_text(VDSOKIT_REASON_NOT_ON_ARCH),
 		      "none: the syscall is the only route for these on this architecture");
 	kernel_clocks_finding(r, &g);
 	group_finding(r, g.time32, "time32", SEVERITY_INFO, "only 32-bit-time vDSO entries for",
-		      vdsokit_reason_text(VDSOKIT_REASON_TIME32),
+		      cli_reason_text(VDSOKIT_REASON_TIME32),
 		      "fine until 2038; the library checks each result and takes the 64-bit "
 		      "syscall once the seconds overflow");
 	group_finding(r, g.untrusted, "untrusted", SEVERITY_SLOW, "vDSO entries present but not used",
-		      vdsokit_reason_text(VDSOKIT_REASON_UNTRUSTED),
+		      cli_reason_text(VDSOKIT_REASON_UNTRUSTED),
 		      "a kernel from 5.8 on exports both entries and fixes the 64-bit one");
 	rseq_cpu_only_finding(r, &g);
 	group_finding(r, g.vdso_kernel, "vdso-kernel", SEVERITY_INFO,
@@ -379,7 +398,7 @@ void doctor_check_functions(struct doctor_report *r)
 		      "none: nothing on this architecture serves these calls");
 	group_finding(r, g.no_state_memory, "no-state-memory", SEVERITY_SLOW,
 		      "the vDSO serves these, but without its state they take the syscall",
-		      vdsokit_reason_text(VDSOKIT_REASON_NO_STATE_MEMORY),
+		      cli_reason_text(VDSOKIT_REASON_NO_STATE_MEMORY),
 		      "a seccomp filter or sandbox refuses madvise (MADV_WIPEONFORK) or mmap, which "
 		      "libvdsokit needs once per process for getrandom's states: allow them in its policy");
 	group_finding(r, g.other, "fallback", SEVERITY_WARNING, "calls that fall back to the syscall",
@@ -399,7 +418,7 @@ void doctor_check_cputime(struct doctor_report *r)
 			continue;
 		doctor_evidence(f, "clock_gettime(%s): route %s, %s%s%s",
 				clock_id_name(name, sizeof(name), clocks[i]),
-				vdsokit_route_name(p->route), vdsokit_reason_text(p->reason),
+				vdsokit_route_name(p->route), cli_reason_text(p->reason),
 				p->syscall ? ", syscall " : "", p->syscall ? p->syscall : "");
 	}
 	doctor_action(f, "expected: only the kernel knows a task's CPU time; to time code cheaply, "

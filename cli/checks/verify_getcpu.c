@@ -47,9 +47,10 @@ void verify_getcpu(struct check_list *out, const char *group, double seconds)
 	long long visits = 0, mismatches = 0, unpinnable = 0;
 	long reference_error = 0;
 	char first[160] = "";
-	double deadline = bench_now_ns() + seconds * 1e9;
+	struct bench_deadline deadline;
+	bench_deadline_start(&deadline, seconds);
 	/* At least three passes over every CPU; more while the budget lasts. */
-	for (unsigned pass = 0; pass < 3 || bench_now_ns() < deadline; pass++) {
+	for (unsigned pass = 0; pass < 3 || !bench_deadline_passed(&deadline); pass++) {
 		if (pass >= 1000 || reference_error)
 			break;
 		progress_tick();

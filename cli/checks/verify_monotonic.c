@@ -86,7 +86,7 @@ static void shared_max_init(shared_max *m, int64_t v)
 struct shared_state {
 	shared_max latest[CLOCK_COUNT];
 	atomic_uint ready;
-	double deadline_ns;
+	atomic_bool stop;    /* set by the thread that started them, when the time is up */
 	bool have_raw[CLOCK_COUNT];
 	long sys_error[CLOCK_COUNT]; /* the syscall refused (seccomp): left out */
 	int cpus[MAX_CPUS];
@@ -139,7 +139,7 @@ static void *monotonic_thread(void *arg)
 		sched_yield();
 
 	for (unsigned n = 0;; n++) {
-		if ((n & 1023) == 0 && bench_now_ns() > s->deadline_ns)
+		if ((n & 1023) == 0 && atomic_load(&s->stop))
 			break;
 		for (unsigned c = 0; c < CLOCK_COUNT; c++) {
 			struct vdsokit_timespec ts;
@@ -209,7 +209,7 @@ void verify_monotonic(struct check_list *out, const char *group, double seconds,
 		shared_max_init(&s->latest[c], INT64_MIN);
 	}
 	atomic_init(&s->ready, 0);
-	s->deadline_ns = 1e300;
+	atomic_init(&s->stop, false);
 	for (unsigned i = 0; i < threads; i++) {
 		stats[i].shared = s;
 		stats[i].index = i;
@@ -223,13 +223,18 @@ void verify_monotonic(struct check_list *out, const char *group, double seconds,
 	/* Release them once all are waiting (or as many as could start). */
 	while (atomic_load(&s->ready) < started)
 		sched_yield();
-	s->deadline_ns = bench_now_ns() + seconds * 1e9;
+	double deadline_ns = bench_now_ns() + seconds * 1e9;
 	atomic_store(&s->ready, 0);
-	/* The workers never draw: this thread does, while they run. */
-	while (progress_active() && bench_now_ns() < s->deadline_ns) {
+	/*
+	 * The workers never draw or read the time to stop: this thread does,
+	 * while they run, and counts its naps too, so that a clock that stands
+	 * still cannot keep them going.
+	 */
+	for (unsigned naps = 0; naps < seconds * 100 + 100 && bench_now_ns() < deadline_ns; naps++) {
 		progress_tick();
-		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+		nanosleep(&(struct timespec){ .tv_nsec = 10000000 }, NULL);
 	}
+	atomic_store(&s->stop, true);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(ids[i], NULL);
 

@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -121,16 +122,34 @@ static bool same_outcome(const struct outcome *a, const struct outcome *b)
 	return true;
 }
 
+/*
+ * The path returned what the vDSO entry returned, a refusal (EPERM,
+ * ENOSYS) the syscall did not: the entry's own fallback syscall, not the
+ * reference (i386's 32-bit clock_getres beside clock_getres_time64), was
+ * refused by a sandbox.  The sandbox's answer, not the path's: not
+ * compared (as in verify), except where the vDSO declines with -ENOSYS.
+ */
+static bool fallback_refused(const struct case_result *r, enum path p)
+{
+	const struct outcome *o = &r->paths[p], *v = &r->paths[PATH_VDSO];
+	const struct outcome *s = &r->paths[PATH_SYSCALL];
+	return p != PATH_SYSCALL && o->kind == OUTCOME_RETURNED && v->kind == OUTCOME_RETURNED &&
+	       s->kind == OUTCOME_RETURNED && o->value == v->value && v->value != s->value &&
+	       syscall_refused(v->value) && !(v->value == -ENOSYS && VDSOKIT__VDSO_MAY_DECLINE);
+}
+
 /* Whether the path's outcome and the syscall's were both had (absent counts as had). */
 static bool compared_case(const struct case_result *r, enum path p)
 {
 	return r->paths[p].kind != OUTCOME_NOT_RUN && r->paths[PATH_SYSCALL].kind != OUTCOME_NOT_RUN &&
-	       r->paths[PATH_SYSCALL].kind != OUTCOME_REFUSED;
+	       r->paths[PATH_SYSCALL].kind != OUTCOME_REFUSED && !fallback_refused(r, p);
 }
 
 /* Whether the path's outcome counts as a difference from the syscall's. */
 static bool differs(const struct case_result *r, enum path p)
 {
+	if (fallback_refused(r, p))
+		return false;
 	if (r->paths[p].kind == OUTCOME_ABSENT || r->paths[p].kind == OUTCOME_NOT_RUN ||
 	    r->paths[PATH_SYSCALL].kind == OUTCOME_NOT_RUN ||
 	    r->paths[PATH_SYSCALL].kind == OUTCOME_REFUSED)
@@ -352,7 +371,7 @@ static void print_usage(FILE *out)
 /* Both returned, different values: a wrong answer, not a crash on bad memory. */
 static bool value_differs(const struct case_result *r, enum path p)
 {
-	return r->paths[p].kind == OUTCOME_RETURNED &&
+	return !fallback_refused(r, p) && r->paths[p].kind == OUTCOME_RETURNED &&
 	       r->paths[PATH_SYSCALL].kind == OUTCOME_RETURNED &&
 	       r->paths[p].value != r->paths[PATH_SYSCALL].value;
 }
@@ -486,7 +505,7 @@ static void print_text(const struct abi_run *run)
 	const struct host_facts *h = &run->host;
 	printf("vdsokit abi: Linux %s, library %s, %s%s; %u cases, each call in its own "
 	       "child process\n\n", host_kernel_text(h), vdsokit_arch_name(),
-	       cli_image_path() ? "image " : "vDSO ", cli_image_path() ? cli_image_path() :
+	       cli_image_path() ? "image " : "vDSO ", cli_image_path() ? text_shown(cli_image_path()) :
 	       h->auxv_sysinfo_ehdr ? "mapped" : "not mapped", count);
 
 	struct table t;
@@ -513,7 +532,9 @@ static void print_text(const struct abi_run *run)
 		"Where libvdsokit differs from the syscall (its contract: docs/abi-contract.md):",
 	};
 	for (unsigned p = PATH_VDSO; p < PATH_COUNT; p++) {
-		printf("\n%s\n", titles[p]);
+		printf("\n%s\n", p == PATH_VDSO && cli_image_path() ?
+		       "Where the image's code differs from the syscall (what a direct caller of "
+		       "its symbols gets):" : titles[p]);
 		/* "Nowhere" is a claim about the cases compared, and only those. */
 		unsigned compared = run->compared[p];
 		if (run->finding_count[p] == 0 && compared == 0)
@@ -755,7 +776,21 @@ int cmd_abi(int argc, char **argv)
 		fprintf(stderr, "%s abi: %u case%s could not be run (first: %s)\n", CLI_PROGRAM,
 			not_run, not_run == 1 ? "" : "s", why);
 	}
-	warn_wrong_values(cases, results, count, PATH_VDSO, "the raw vDSO");
+	unsigned unanswered = 0;
+	for (unsigned i = 0; i < count; i++)
+		unanswered += fallback_refused(&results[i], PATH_VDSO);
+	if (unanswered) {
+		fflush(stdout);
+		fprintf(stderr, "%s abi: %u case%s not compared: the vDSO entry's own fallback "
+			"syscall is refused here (a seccomp filter), so it returned the refusal, "
+			"not an answer of its own\n", CLI_PROGRAM, unanswered,
+			unanswered == 1 ? "" : "s");
+	}
+		/* With --image the "vDSO" path is the file's code: the warning names it. */
+	char vdso_who[PATH_MAX + 32] = "the raw vDSO";
+	if (cli_image_path())
+		snprintf(vdso_who, sizeof(vdso_who), "the image %s", text_shown(cli_image_path()));
+	warn_wrong_values(cases, results, count, PATH_VDSO, vdso_who);
 	unsigned library_wrong = warn_wrong_values(cases, results, count, PATH_LIBRARY,
 						   "libvdsokit");
 	munmap(slot, sizeof(*slot));

@@ -84,21 +84,22 @@ static void print_text(const struct doctor_report *r)
 	const struct host_facts *h = r->host;
 	printf("vdsokit doctor: Linux %s, library %s, clocksource %s%s%s\n\n", host_kernel_text(h),
 	       vdsokit_arch_name(), fact_text(&h->clocksource),
-	       r->image_file ? ", image " : "", r->image_file ? r->image_file : "");
+	       r->image_file ? ", image " : "", r->image_file ? text_shown(r->image_file) : "");
 	for (unsigned i = 0; i < r->count; i++) {
 		const struct doctor_finding *f = &r->findings[i];
 		static const char *const tags[] = { "ok  ", "info", "warn", "SLOW" };
-		printf("  %s  %s\n", tags[f->severity], f->title);
+		/* Findings quote what came from outside (paths, LD_PRELOAD): shown escaped. */
+		printf("  %s  %s\n", tags[f->severity], text_shown(f->title));
 		if (f->severity == SEVERITY_OK && i + 1 < r->count) {
 			/* Healthy facts: one line of evidence is enough. */
 			if (f->evidence_count)
-				printf("        %s\n", f->evidence[0]);
+				printf("        %s\n", text_shown(f->evidence[0]));
 			continue;
 		}
 		for (unsigned e = 0; e < f->evidence_count; e++)
-			printf("        evidence: %s\n", f->evidence[e]);
+			printf("        evidence: %s\n", text_shown(f->evidence[e]));
 		if (f->action[0])
-			printf("        action:   %s\n", f->action);
+			printf("        action:   %s\n", text_shown(f->action));
 	}
 	switch (r->verdict) {
 	case VERDICT_UNCHECKED:
@@ -190,7 +191,7 @@ static void json_routes(struct json_writer *w, const struct doctor_report *r)
 		if (route->clock >= 0)
 			json_kv_string(w, "clock", clock_id_name(name, sizeof(name), route->clock));
 		json_kv_string(w, "route", vdsokit_route_name(p->route));
-		json_kv_string(w, "reason", vdsokit_reason_text(p->reason));
+		json_kv_string(w, "reason", cli_reason_text(p->reason));
 		json_kv_string(w, "symbol", p->symbol);
 		json_kv_string(w, "version", p->version);
 		json_kv_string(w, "syscall", p->syscall);

@@ -115,7 +115,7 @@ static void print_functions_text(const struct info_function *functions,
 			table_cellf(&t, "%s (%ld)", path->syscall, path->syscall_nr);
 		else
 			table_cell(&t, "-");
-		table_cell(&t, vdsokit_reason_text(path->reason));
+		table_cell(&t, cli_reason_text(path->reason));
 	}
 	printf("\nlibvdsokit functions (clock functions shown for CLOCK_REALTIME):\n");
 	table_print(&t, stdout, "  ");
@@ -148,7 +148,7 @@ static void print_functions_json(struct json_writer *w, const struct info_functi
 		json_kv_string(w, "function", cli_func_name(fn));
 		if (f->known) {
 			json_kv_string(w, "route", vdsokit_route_name(path->route));
-			json_kv_string(w, "reason", vdsokit_reason_text(path->reason));
+			json_kv_string(w, "reason", cli_reason_text(path->reason));
 			json_kv_string(w, "symbol", path->symbol);
 			json_kv_string(w, "version", path->version);
 			json_key(w, "offset");
@@ -278,7 +278,7 @@ int cmd_info(int argc, char **argv)
 		printf("AT_SYSINFO_EHDR: absent: %s\n", absent_why);
 	if (image_file)
 		printf("image file:      %s (--image, a test aid: the image and functions below "
-		       "are the file's,\n                 not this kernel's vDSO)\n", image_file);
+		       "are the file's,\n                 not this kernel's vDSO)\n", text_shown(image_file));
 	if (init_result)
 		printf("libvdsokit:      no usable vDSO (%s): every call takes the syscall\n",
 		       errno_name(-init_result));

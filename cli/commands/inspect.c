@@ -54,11 +54,17 @@ int cmd_inspect(int argc, char **argv)
 
 	const char *path = argv[optind];
 	size_t size;
-	int err;
-	unsigned char *data = cli_read_file(path, MAX_IMAGE_SIZE, &size, &err);
-	if (!data)
-		return cli_error("inspect", path, "%s",
-				 cli_read_error(path, err, "larger than 256 MiB, not a vDSO"));
+	unsigned char *data;
+	if (strcmp(path, "-") == 0) {
+		/* stdin: whatever the caller pipes in, up to the same limit. */
+		int err;
+		data = cli_read_file(path, MAX_IMAGE_SIZE, &size, &err);
+		if (!data)
+			return cli_error("inspect", path, "%s",
+					 cli_read_error(path, err, "larger than 256 MiB, not a vDSO"));
+	} else if (image_file_read("inspect", path, MAX_IMAGE_SIZE, &data, &size) != 0) {
+		return CLI_EXIT_USAGE;
+	}
 
 	/* A file too short for a header is "truncated" only when it starts as ELF does. */
 	size_t magic = size < SELFMAG ? size : SELFMAG;
@@ -96,7 +102,7 @@ int cmd_inspect(int argc, char **argv)
 			 "truncated, the code past byte %zu is missing",
 			 size, (unsigned long long)span, size);
 		fflush(stdout);
-		cli_warning("inspect", "%s: %s", path, warning);
+		cli_warning("inspect", "%s: %s", text_shown(path), warning);
 	}
 	if (json) {
 		struct json_writer w;

@@ -262,6 +262,11 @@ int cmd_metrics(int argc, char **argv)
 	if (optind < argc)
 		return cli_usage_error("metrics", "unexpected argument '%s'", argv[optind]);
 
+	/* A file that cannot be written is said before the measuring, not after it. */
+	int checked = cli_output_check("metrics", output);
+	if (checked)
+		return checked;
+
 	int init_result = vdsokit_init();
 	struct host_facts h;
 	host_facts_read(&h);
@@ -270,7 +275,9 @@ int cmd_metrics(int argc, char **argv)
 	report_quick_measure(rows, seconds * BENCH_SHARE);
 	static struct doctor_report findings;
 	doctor_examine(&findings, &h, init_result, seconds * (1 - BENCH_SHARE));
-	time_t written = time(NULL);
+	/* The library's clock, not the C library's, which a preloaded object can replace. */
+	int64_t now;
+	time_t written = vdsokit_time(&now) == 0 ? (time_t)now : time(NULL);
 
 	/* Opened once everything is measured: the old file stays whole meanwhile. */
 	struct cli_output_file file;

@@ -15,6 +15,7 @@
 #include "output/output.h"
 #include "host/host.h"
 #include "measure/measure.h"
+#include "images/images.h"
 
 static const char usage[] =
 	"Usage: vdsokit report [--json] [--no-bench]\n"
@@ -225,7 +226,7 @@ static void print_routes(const struct report_route *routes, unsigned count)
 			       show_symbol ? ", but " : "", errno_name(-r->refused));
 		else
 			printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p->route),
-			       show_symbol ? p->symbol : vdsokit_reason_text(p->reason));
+			       show_symbol ? p->symbol : cli_reason_text(p->reason));
 	}
 }
 
@@ -388,6 +389,10 @@ int cmd_report(int argc, char **argv)
 	printf("  kernel        Linux %s\n", h.uname.known ? h.kernel_release : fact_text(&h.uname));
 	printf("  architecture  %s (libvdsokit built for %s)\n",
 	       h.uname.known ? h.machine : fact_text(&h.uname), vdsokit_arch_name());
+	/* The kernel's machine above; the process's ABI is the build's whatever uname says. */
+	if (h.linux32_personality)
+		printf("  personality   linux32 (setarch): uname -m says %s to this process, "
+		       "whose ABI is still %s\n", h.personality_machine, vdsokit_arch_name());
 	printf("  clocksource   %s%s%s%s\n", fact_text(&h.clocksource),
 	       h.available_clocksources.known ? " (available: " : "", h.available_clocksources.text,
 	       h.available_clocksources.known ? ")" : "");

@@ -87,11 +87,11 @@ static void print_text(const struct check_list *list, const struct host_facts *h
 	printf("vdsokit verify: Linux %s, library %s, clocksource %s, %s%s\n",
 	       host_kernel_text(h), vdsokit_arch_name(), fact_text(&h->clocksource),
 	       cli_image_path() ? "image " : "vDSO ",
-	       cli_image_path() ? cli_image_path() :
+	       cli_image_path() ? text_shown(cli_image_path()) :
 	       h->auxv_sysinfo_ehdr ? "mapped" : "not mapped (every path is the syscall)");
 	if (cli_image_path())
 		printf("(a test aid: the vDSO paths run the code of %s, not the kernel's vDSO)\n",
-		       cli_image_path());
+		       text_shown(cli_image_path()));
 	printf("time budget %.2f s, %u threads\n", seconds, threads);
 	const char *group = "";
 	for (unsigned i = 0; i < list->count; i++) {

@@ -267,17 +267,75 @@ static void read_time_namespace(struct host_facts *h)
  * with the personality lifted for the one call, so it names the kernel's.
  * A refused uname leaves the three unknown with the reason, never empty.
  */
+/*
+ * The kernel's uname -m for a 64-bit build, and the prefix of the names
+ * PER_LINUX32 makes uname give instead: a 64-bit process runs on a 64-bit
+ * kernel, whatever the personality says.  NULL for a 32-bit build.
+ */
+static const char *build_kernel_machine(const char **compat)
+{
+#if defined(__x86_64__) && defined(__LP64__)
+	*compat = "i";          /* i386 ... i686 */
+	return "x86_64";
+#elif defined(__aarch64__) && defined(__LP64__)
+	*compat = "armv";
+#ifdef __AARCH64EB__
+	return "aarch64_be";
+#else
+	return "aarch64";
+#endif
+#elif defined(__powerpc64__)
+	*compat = "ppc";
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return "ppc64le";
+#else
+	return "ppc64";
+#endif
+#elif defined(__s390x__)
+	*compat = "s390";
+	return "s390x";
+#elif defined(__sparc__) && defined(__arch64__)
+	*compat = "sparc";
+	return "sparc64";
+#else
+	*compat = NULL;
+	return NULL;
+#endif
+}
+
 static void read_uname(struct host_facts *h)
 {
 	struct utsname u;
 	int persona = personality(0xffffffff);
 	bool linux32 = persona != -1 && (persona & PER_MASK) == PER_LINUX32;
-	if (linux32 && personality(((unsigned)persona & ~(unsigned)PER_MASK) | PER_LINUX) == -1)
-		linux32 = false;
+	bool lifted = linux32 &&
+		      personality(((unsigned)persona & ~(unsigned)PER_MASK) | PER_LINUX) != -1;
 	int rc = uname(&u), e = errno;
-	if (linux32)
+	if (lifted)
 		personality((unsigned long)persona);
-	h->linux32_personality = linux32;
+	h->personality_machine[0] = 0;
+	if (rc == 0 && !lifted) {
+		/*
+		 * The personality could not be read or lifted (a sandbox refuses
+		 * personality()): uname may name the personality's machine.  For
+		 * a 64-bit build the kernel's is known all the same.
+		 */
+		const char *compat, *native = build_kernel_machine(&compat);
+		if (native && strcmp(u.machine, native) != 0 &&
+		    strncmp(u.machine, compat, strlen(compat)) == 0) {
+			snprintf(h->personality_machine, sizeof(h->personality_machine), "%s",
+				 u.machine);
+			snprintf(u.machine, sizeof(u.machine), "%s", native);
+			linux32 = true;
+		}
+	} else if (lifted) {
+		/* What the personality makes uname say: asked again, as the process sees it. */
+		struct utsname seen;
+		if (uname(&seen) == 0 && strcmp(seen.machine, u.machine) != 0)
+			snprintf(h->personality_machine, sizeof(h->personality_machine), "%s",
+				 seen.machine);
+	}
+	h->linux32_personality = linux32 && h->personality_machine[0];
 	if (rc != 0) {
 		fact_unknown(&h->uname, "uname", e);
 		snprintf(h->kernel_release, sizeof(h->kernel_release), "unknown (uname: %s)",

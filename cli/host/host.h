@@ -56,6 +56,7 @@ struct host_facts {
 	char machine[65];          /* uname -m, the kernel's (see host.c)   */
 	struct host_fact uname;    /* known, or why uname failed            */
 	bool linux32_personality;  /* setarch i686: uname -m would say i686 */
+	char personality_machine[65]; /* what uname -m says under it, or ""  */
 	struct host_fact clocksource;            /* current one (sysfs)     */
 	struct host_fact available_clocksources;
 	struct host_fact cpu_model;              /* /proc/cpuinfo           */

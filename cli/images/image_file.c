@@ -237,6 +237,13 @@ const char *cli_image_path(void)
 	return image_path;
 }
 
+const char *cli_reason_text(enum vdsokit_reason reason)
+{
+	if (image_path && reason == VDSOKIT_REASON_SYMBOL_ABSENT)
+		return "the image lacks the symbol";
+	return vdsokit_reason_text(reason);
+}
+
 /* Reads size bytes of fd at dst: 0, or the errno (EIO: the file got shorter). */
 static int read_whole(int fd, unsigned char *dst, size_t size)
 {
@@ -272,17 +279,82 @@ static unsigned provided_functions(char *names, size_t size)
 	return count;
 }
 
+/* What kind of file st is, for "not a regular file (...)". */
+static const char *file_kind(const struct stat *st)
+{
+	switch (st->st_mode & S_IFMT) {
+	case S_IFDIR: return "a directory";
+	case S_IFIFO: return "a FIFO";
+	case S_IFCHR: return "a character device";
+	case S_IFBLK: return "a block device";
+	case S_IFSOCK: return "a socket";
+	default: return "not a plain file";
+	}
+}
+
+/* Opens path for image_file_read: the descriptor, or -1 after cli_error. */
+static int open_image(const char *cmd, const char *path, size_t max_size, size_t *size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		cli_error(cmd, path, "%s", strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	const char *why = NULL;
+	char text[96];
+	if (fstat(fd, &st) != 0) {
+		snprintf(text, sizeof(text), "cannot stat it: %s", strerror(errno));
+		why = text;
+	} else if (!S_ISREG(st.st_mode)) {
+		snprintf(text, sizeof(text), "not a regular file (%s)", file_kind(&st));
+		why = text;
+	} else if ((uint64_t)st.st_size > max_size) {
+		snprintf(text, sizeof(text), "%lld bytes, larger than %zu MiB: not a vDSO image",
+			 (long long)st.st_size, max_size >> 20);
+		why = text;
+	} else if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) != 0) {
+		snprintf(text, sizeof(text), "fcntl: %s", strerror(errno));
+		why = text;
+	}
+	if (why) {
+		close(fd);
+		cli_error(cmd, path, "%s", why);
+		return -1;
+	}
+	*size = (size_t)st.st_size;
+	return fd;
+}
+
+int image_file_read(const char *cmd, const char *path, size_t max_size,
+		    unsigned char **data, size_t *size)
+{
+	int fd = open_image(cmd, path, max_size, size);
+	if (fd < 0)
+		return CLI_EXIT_USAGE;
+	*data = malloc(*size + 1);
+	int e = *data ? read_whole(fd, *data, *size) : ENOMEM;
+	close(fd);
+	if (e) {
+		free(*data);
+		*data = NULL;
+		return cli_error(cmd, path, "cannot read it: %s", e == EIO ?
+				 "it got shorter while it was read" : strerror(e));
+	}
+	(*data)[*size] = 0;
+	return 0;
+}
+
 int use_image_file(const char *cmd, const char *path)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t size;
+	int fd = open_image(cmd, path, IMAGE_OPTION_MAX_SIZE, &size);
 	if (fd < 0)
-		return cli_error(cmd, path, "%s", strerror(errno));
-	struct stat st;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) {
+		return CLI_EXIT_USAGE;
+	if (size == 0) {
 		close(fd);
-		return cli_error(cmd, path, "not a regular, non-empty file");
+		return cli_error(cmd, path, "empty: not a vDSO image");
 	}
-	size_t size = (size_t)st.st_size;
 	long page = sysconf(_SC_PAGESIZE);
 	size_t mapped = (size + (size_t)page - 1) & ~((size_t)page - 1);
 	/* The guards stay PROT_NONE: a read of the missing data pages faults. */

@@ -58,6 +58,19 @@ void image_print_json(struct json_writer *w, const struct vdsokit_image *img);
 bool image_load_span(const unsigned char *data, size_t size, uint64_t *span);
 
 /*
+ * The one way an image file is read (--image, inspect FILE): opened without
+ * blocking (a FIFO would wait for a writer forever), a regular file only,
+ * of at most max_size bytes (a vDSO is a few pages: a huge file is read in
+ * no time only to be refused), read whole into *data (malloc'd, one byte
+ * more, NUL) of *size bytes.  0, or CLI_EXIT_USAGE after the error naming
+ * the file and the reason.
+ */
+int image_file_read(const char *cmd, const char *path, size_t max_size,
+		    unsigned char **data, size_t *size);
+/* --image's limit: far above any vDSO, far below what costs time to read. */
+#define IMAGE_OPTION_MAX_SIZE ((size_t)64 << 20)
+
+/*
  * Test aid (verify/abi --image FILE): map an image file executable and hand
  * it to the library instead of the process's vDSO, so that the checks can
  * be shown to fail on a vDSO known to be wrong (the synthetic images of
@@ -68,5 +81,11 @@ bool image_load_span(const unsigned char *data, size_t size, uint64_t *span);
 int use_image_file(const char *cmd, const char *path);
 /* The --image file use_image_file() took, or NULL: every report from it names it. */
 const char *cli_image_path(void);
+/*
+ * vdsokit_reason_text(), but of the --image file where the library's text
+ * speaks of this kernel's vDSO: with --image it is the file that lacks a
+ * symbol, not the kernel.
+ */
+const char *cli_reason_text(enum vdsokit_reason reason);
 
 #endif /* VDSOKIT_CLI_IMAGES_H */

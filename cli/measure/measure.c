@@ -23,6 +23,7 @@
 #include "cli.h"
 #include "vdsokit.h"
 #include "output/output.h"
+#include "images/images.h"
 #include "measure/measure.h"
 #include "checks/reference.h"
 #include "bare_entry.h"
@@ -102,18 +103,55 @@ void json_route_members(struct json_writer *w, const struct vdsokit_route_info *
 		json_key(w, "reason");
 		json_stringf(w, "the call fails here: %s", errno_name(-refused));
 	} else {
-		json_kv_string(w, "reason", vdsokit_reason_text(p->reason));
+		json_kv_string(w, "reason", cli_reason_text(p->reason));
 	}
 	json_kv_string(w, "symbol", p->symbol);
 	json_kv_string(w, "version", p->version);
 	json_kv_string(w, "syscall", p->syscall);
 }
 
+double bench_clock_ns(clockid_t clock)
+{
+	/*
+	 * Not the C library's clock_gettime: an object preloaded in front of it
+	 * (libfaketime, a test shim) can stop it, and every deadline on it would
+	 * then hang.  The library's own, which nothing can interpose; but the
+	 * syscall when --image runs a file's code in the library's place, as
+	 * that code is what is under test.  A clock that cannot be read reads
+	 * 0: frozen, which every loop on it is bounded against.
+	 */
+	struct vdsokit_timespec ts = { 0, 0 };
+	if (cli_image_path())
+		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, clock, &ts);
+	else
+		vdsokit_clock_gettime(clock, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
 double bench_now_ns(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e9 + ts.tv_nsec;
+	return bench_clock_ns(CLOCK_MONOTONIC);
+}
+
+void bench_deadline_start(struct bench_deadline *d, double seconds)
+{
+	d->last = bench_now_ns();
+	d->at = d->last + seconds * 1e9;
+	d->still = 0;
+}
+
+bool bench_deadline_passed(struct bench_deadline *d)
+{
+	if (bench_clock_frozen())
+		return true;
+	double now = bench_now_ns();
+	if (now != d->last) {
+		d->last = now;
+		d->still = 0;
+	} else if (++d->still >= BENCH_DEADLINE_STILL_CHECKS) {
+		return true;   /* a clock that stopped: the deadline would never come */
+	}
+	return now >= d->at;
 }
 
 int bench_pin_to_cpu(int cpu)
@@ -482,21 +520,31 @@ static double clock_step_ns(void)
 	static double step;
 	if (step > 0)
 		return step;
-	double best = 1e9;
+	double best = INFINITY;
 	for (int i = 0; i < 8; i++) {
-		double a = bench_now_ns(), b;
-		while ((b = bench_now_ns()) == a)
-			;
+		double a = bench_now_ns(), b = a;
+		for (unsigned long reads = 0; b == a && reads < BENCH_CLOCK_STILL_READS; reads++)
+			b = bench_now_ns();
+		if (b == a)
+			break;   /* frozen: no step to find */
 		if (b - a < best)
 			best = b - a;
 	}
 	return step = best;
 }
 
+bool bench_clock_frozen(void)
+{
+	return !isfinite(clock_step_ns());
+}
+
 static uint64_t calibrate(bench_loop *loop, long arg, double target_ns)
 {
 	uint64_t n = 1;
 	double elapsed;
+	/* Nothing can be timed on a clock that does not move: one call a batch. */
+	if (bench_clock_frozen())
+		return 1;
 	if (target_ns < 20 * clock_step_ns())
 		target_ns = 20 * clock_step_ns();
 	for (;;) {
@@ -622,12 +670,17 @@ static void measure_slots(struct slot *slots, unsigned count, const struct bench
 		}
 		done++;
 		progress_tick();
-		if (done >= config->min_batches && bench_now_ns() > deadline)
+		/* A frozen clock: the least the figures need, then no more. */
+		if (done >= config->min_batches && (bench_clock_frozen() || bench_now_ns() > deadline))
 			break;
 	}
 	for (unsigned i = 0; i < count; i++) {
 		summarize(slots[i].means, done, slots[i].per_batch, slots[i].out);
 		slots[i].out->batch_ns = batch_ns;
+		/* A clock that did not move timed nothing: no figures, not 0 ns. */
+		if (bench_clock_frozen())
+			slots[i].out->median_ns = slots[i].out->min_ns = slots[i].out->p90_ns =
+				slots[i].out->mean_ns = NAN;
 		free(slots[i].means);
 	}
 }

@@ -128,8 +128,34 @@ bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path);
 long bench_call_once(const struct bench_case *c, enum bench_path path);
 /* Pins the calling thread to cpu: 0 or a negative errno. */
 int bench_pin_to_cpu(int cpu);
-/* CLOCK_MONOTONIC in ns, through the libc. */
+/*
+ * A clock in ns that no preloaded object can replace: the library's (the
+ * syscall's under --image).  0 when it cannot be read.
+ */
+double bench_clock_ns(clockid_t clock);
+/* CLOCK_MONOTONIC in ns, as bench_clock_ns. */
 double bench_now_ns(void);
+/* Whether bench_now_ns() stood still over BENCH_CLOCK_STILL_READS reads. */
+bool bench_clock_frozen(void);
+/*
+ * How many reads in a row that return the same time make a clock frozen:
+ * far more than the coarsest clock's step takes (hundreds of µs under
+ * emulation), few enough to end in well under a second.
+ */
+#define BENCH_CLOCK_STILL_READS (1UL << 20)
+/*
+ * A deadline that a stopped clock cannot make a hang: passed when the
+ * clock reaches it, when it is frozen, or when BENCH_DEADLINE_STILL_CHECKS
+ * checks in a row read the same time (a clock that stopped later).  For
+ * loops that check it every microsecond or more.
+ */
+#define BENCH_DEADLINE_STILL_CHECKS (1UL << 16)
+struct bench_deadline {
+	double at, last;
+	unsigned long still;
+};
+void bench_deadline_start(struct bench_deadline *d, double seconds);
+bool bench_deadline_passed(struct bench_deadline *d);
 
 /*
  * report's quick benchmark (commands/report.c), shared with metrics: the calls

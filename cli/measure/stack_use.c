@@ -16,6 +16,7 @@
 #include "measure/measure.h"
 #include "bare_entry.h"
 #include "stack_probe.h"
+#include "images/images.h"
 
 
 struct probe_call {
@@ -137,7 +138,7 @@ void vdso_stack_measure(enum vdsokit_func fn, struct vdso_stack_use *u)
 			if (!clocked(fn))
 				snprintf(u->why, sizeof(u->why), "the library calls no vDSO entry for "
 					 "it (route %s: %s)", vdsokit_route_name(p.route),
-					 vdsokit_reason_text(p.reason));
+					 cli_reason_text(p.reason));
 			continue;
 		}
 		call.clock = (clockid_t)c;

@@ -30,6 +30,8 @@ bool progress_active(void);
 /* waitpid(pid, status, 0) past EINTR, drawing meanwhile when active. */
 pid_t progress_waitpid(pid_t pid, int *status);
 void progress_clear(void);
+/* progress_clear() for a signal handler: one write(2), only in the drawing process. */
+void progress_erase_from_signal(void);
 void progress_end(void);
 
 /*
@@ -82,6 +84,12 @@ enum text_target {
  * escaped or replaced.  Returns the characters on screen it took.
  */
 size_t text_write(FILE *out, const char *s, enum text_target target);
+/*
+ * s as text_write(TEXT_TERMINAL) shows it, for a printf("%s") of text that
+ * came from outside (a path the user gave): in one of a few static buffers,
+ * reused in turn, so a few may stand in one call.  NULL stays NULL.
+ */
+const char *text_shown(const char *s);
 /* What text_write would return, writing nothing. */
 size_t text_width(const char *s, enum text_target target);
 

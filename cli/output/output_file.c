@@ -4,12 +4,16 @@
  * promises under OUTPUT FILES:
  *
  *   - "-" is stdout, as "-" is stdin for the files it reads.
- *   - A new file, or an existing regular file that a rename can replace
- *     without changing anything but its contents (same owner and group,
- *     one link), is written to a temporary file in the same directory and
- *     renamed over the target once every byte is out: readers see the old
- *     file or the new one, and a failed write leaves the old one as it was
- *     and removes only the temporary.
+ *   - A new file, or an existing regular file with one link whose owner
+ *     and group the temporary can take, is written to a temporary file in
+ *     the same directory and renamed over the target once every byte is
+ *     out: readers see the old file or the new one, and a failed write
+ *     leaves the old one as it was and removes only the temporary.  Of the
+ *     old file the new one keeps exactly the owner, the group and the mode
+ *     (open_temp); not its extended attributes (ACLs, security labels,
+ *     capabilities), timestamps or inode.  A rename refused because the
+ *     target is a mount point (a bind-mounted file: EBUSY) or on another
+ *     mount (EXDEV) copies the finished temporary into it in place.
  *   - Otherwise (a hard link, another user's file, a directory the tool may
  *     not create files in, a device, a FIFO) it is written in place: opened
  *     without O_TRUNC, overwritten from the start and cut to the new length
@@ -24,7 +28,8 @@
  *     written by the rules above; a dangling one names the file to create,
  *     through a temporary beside it: a failed write never removes the link.
  *   - The temporary (or a file created in place) is removed on error, on
- *     exit and on INT, TERM and HUP (output/cleanup.c).
+ *     exit and on every signal whose default action ends the process
+ *     (output/cleanup.c).
  *   - A file the command reads is never its output (cli_output_not_input).
  *
  * main() ignores SIGXFSZ, so a file-size limit is EFBIG from write(), an
@@ -284,6 +289,56 @@ int cli_output_open(struct cli_output_file *o, const char *cmd, const char *path
 	return 0;
 }
 
+/*
+ * rename() refused to replace the target: it is a mount point (a bind
+ * mount of a file: EBUSY) or on another mount than its directory (EXDEV).
+ * The finished temporary is copied into the target itself, as any file
+ * that cannot be replaced is written: in place, cut to the new length.
+ * 0, or the errno; *partial when the target may be left partly written.
+ */
+static int copy_into_target(const struct cli_output_file *o, bool *partial)
+{
+	int in = open(o->temp, O_RDONLY | O_CLOEXEC);
+	if (in < 0)
+		return errno;
+	int out = open(o->target, O_WRONLY | O_CLOEXEC);
+	if (out < 0) {
+		int err = errno;
+		close(in);
+		return err;
+	}
+	char buf[65536];
+	off_t total = 0;
+	int err = 0;
+	for (;;) {
+		ssize_t n = read(in, buf, sizeof(buf));
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? errno : 0;
+			break;
+		}
+		for (ssize_t done = 0; done < n && !err;) {
+			ssize_t w = write(out, buf + done, (size_t)(n - done));
+			if (w < 0 && errno != EINTR)
+				err = errno;
+			else if (w > 0)
+				done += w;
+		}
+		*partial = true;
+		if (err)
+			break;
+		total += n;
+	}
+	struct stat st;
+	if (!err && fstat(out, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(out, total) != 0)
+		err = errno;
+	if (close(out) != 0 && !err)
+		err = errno;
+	close(in);
+	return err;
+}
+
 int cli_output_commit(struct cli_output_file *o)
 {
 	if (o->to_stdout) {
@@ -300,10 +355,16 @@ int cli_output_commit(struct cli_output_file *o)
 	if (fclose(o->stream) != 0 && !err)
 		err = errno;
 	o->stream = NULL;
-	if (!err && o->temp && rename(o->temp, o->target) != 0)
+	bool partial = !o->temp && !o->created && o->truncate;
+	if (!err && o->temp && rename(o->temp, o->target) != 0) {
 		err = errno;
+		if (err == EBUSY || err == EXDEV) {
+			err = copy_into_target(o, &partial);
+			if (!err)
+				unlink(o->temp);   /* copied: the temporary has served */
+		}
+	}
 	if (err) {
-		bool partial = !o->temp && !o->created && o->truncate;
 		cli_output_abort(o);
 		return cli_error(o->cmd, o->path, "cannot write: %s%s", strerror(err),
 				 partial ? " (written in place: the file is left partly written)" : "");
@@ -385,7 +446,8 @@ int cli_output_not_input(const char *cmd, const char *option, const char *path,
 		struct stat in;
 		if (file_id(inputs[i], true, &in) && in.st_dev == out.st_dev && in.st_ino == out.st_ino)
 			return cli_usage_error(cmd, "%s %s: that is the input file '%s': "
-					       "refusing to overwrite it", option, path, inputs[i]);
+					       "refusing to overwrite it", option, text_shown(path),
+					       text_shown(inputs[i]));
 	}
 	return 0;
 }

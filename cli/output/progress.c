@@ -136,6 +136,15 @@ void progress_clear(void)
 	}
 }
 
+void progress_erase_from_signal(void)
+{
+	static const char erase[] = "\r\033[K";
+	if (progress.drawn && getpid() == progress.pid) {
+		ssize_t ignored = write(STDERR_FILENO, erase, sizeof(erase) - 1);
+		(void)ignored;
+	}
+}
+
 void progress_end(void)
 {
 	progress_clear();

@@ -13,6 +13,7 @@
  * every target: in JSON as \uXXXX, on a terminal as \xNN or \u00NN, never
  * raw (an image's symbol name must not be able to clear the screen).
  */
+#include <limits.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -156,4 +157,21 @@ size_t text_write(FILE *out, const char *s, enum text_target target)
 size_t text_width(const char *s, enum text_target target)
 {
 	return text_write(NULL, s, target);
+}
+
+const char *text_shown(const char *s)
+{
+	/* Each byte takes at most 6 (\u00NN): room for any path open() takes. */
+	static char ring[4][6 * PATH_MAX + 1];
+	static unsigned next;
+	if (!s)
+		return NULL;
+	char *buf = ring[next++ % 4];
+	FILE *f = fmemopen(buf, sizeof(ring[0]), "w");
+	if (!f)
+		return "(unprintable)";
+	text_write(f, s, TEXT_TERMINAL);
+	fclose(f);
+	buf[sizeof(ring[0]) - 1] = 0;
+	return buf;
 }
