@@ -329,4 +329,20 @@ else
 	skip "non-root: setpriv cannot switch to nobody"
 fi
 
+# Without privilege, under a filter refusing unshare, on a kernel that grants
+# user namespaces to anyone: the filter is the cause, not a missing capability.
+as_nobody="setpriv --reuid=nobody --regid=nogroup --clear-groups"
+if have setpriv && $as_nobody unshare -U -T true 2>/dev/null; then
+	$as_nobody "$sandbox" --errno EPERM unshare -- "$vdsokit" verify --time 0.2 >"$tmp/out" 2>"$tmp/err"
+	if grep "time namespace" "$tmp/out" | grep -q "a seccomp filter or a security module refuses it" &&
+	   ! grep -q "needs CAP_SYS_ADMIN" "$tmp/out"; then
+		ok "nobody, EPERM:unshare: verify's time-namespace skip names the filter, not a capability"
+	else
+		not_ok "nobody, EPERM:unshare: verify's time-namespace skip names the filter, not a capability"
+		grep "time namespace" "$tmp/out" | diag
+	fi
+else
+	skip "nobody, EPERM:unshare: this kernel does not grant nobody a user and time namespace"
+fi
+
 done_testing
