@@ -315,4 +315,27 @@ else
 	tail -2 "$tmp/out" | diag
 fi
 
+# report: the text's Verdict line and the JSON's verdict say the same (two
+# runs: a host's speedup is far from either side of the threshold, 2).
+run report
+id=$(jq -r '.verdict.id // "none"' "$tmp/report.json")
+case $id in
+user-space) line="runs in user space" ;;
+like-syscall) line="costs about as much as the syscall" ;;
+no-vdso) line="no vDSO here" ;;
+not-measured) line="not measured" ;;
+*) line="?" ;;
+esac
+if grep -q "^Verdict: .*$line" "$tmp/out"; then
+	ok "report: the text's verdict is the JSON's ($id)"
+else
+	not_ok "report: the text's verdict is the JSON's ($id)"
+	grep "Verdict" "$tmp/out" | diag
+fi
+if [ "$(jq -r '.verdict' "$tmp/report-nb.json")" = null ]; then
+	ok "report --no-bench: no verdict, null in the JSON"
+else
+	not_ok "report --no-bench: no verdict, null in the JSON"
+fi
+
 done_testing

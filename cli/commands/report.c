@@ -269,40 +269,76 @@ static void print_quick_bench(const struct quick_row *rows)
 		       "(e.g. by a\n  seccomp filter): not timed, no speedup\n", errno_name(-refused));
 }
 
-/* A clocksource with a vDSO read is ~10× faster than the syscall; one without is ~1×. */
-static void print_verdict(const struct host_facts *h, const struct quick_row *rows, bool benched,
-			  bool have_vdso)
+/*
+ * The verdict, decided once for the text and the JSON: from clock_gettime
+ * (MONOTONIC)'s short bench.  A clocksource with a vDSO read is ~10× faster
+ * than the syscall; one without is ~1×.
+ */
+enum verdict_kind { VERDICT_NONE, VERDICT_NO_VDSO, VERDICT_NOT_MEASURED, VERDICT_USER_SPACE,
+		    VERDICT_LIKE_SYSCALL };
+static const char *const verdict_ids[] = {
+	[VERDICT_NONE] = NULL, [VERDICT_NO_VDSO] = "no-vdso",
+	[VERDICT_NOT_MEASURED] = "not-measured", [VERDICT_USER_SPACE] = "user-space",
+	[VERDICT_LIKE_SYSCALL] = "like-syscall",
+};
+struct report_verdict {
+	enum verdict_kind kind;
+	double speedup;         /* syscall / libvdsokit; NAN when not measured */
+	const char *failed_by;  /* not measured: "libvdsokit" or "the syscall" */
+	int refused;            /* not measured: its negative errno, 0 if none */
+};
+
+static struct report_verdict verdict_of(const struct quick_row *rows, bool benched, bool have_vdso)
 {
+	struct report_verdict v = { VERDICT_NONE, NAN, NULL, 0 };
 	if (!benched)
-		return;
+		return v;
 	if (!have_vdso) {
-		printf("\nVerdict: no vDSO here, so every time call is a syscall.\n");
-		return;
+		v.kind = VERDICT_NO_VDSO;
+		return v;
 	}
 	const struct quick_row *mono = &rows[1];
-	double ratio = quick_speedup(mono);
-	if (!isfinite(ratio)) {
-		const struct bench_result *failed = mono->r[BENCH_LIBRARY].refused ?
-			&mono->r[BENCH_LIBRARY] : &mono->r[BENCH_SYSCALL];
-		if (failed->refused)
-			printf("\nVerdict: not measured: clock_gettime(MONOTONIC) through %s fails "
-			       "here with %s.\n", failed == &mono->r[BENCH_LIBRARY] ? "libvdsokit" :
-			       "the syscall", errno_name(-failed->refused));
-		return;
+	v.speedup = quick_speedup(mono);
+	if (!isfinite(v.speedup)) {
+		bool by_library = mono->r[BENCH_LIBRARY].refused != 0;
+		v.kind = VERDICT_NOT_MEASURED;
+		v.failed_by = by_library ? "libvdsokit" : "the syscall";
+		v.refused = mono->r[by_library ? BENCH_LIBRARY : BENCH_SYSCALL].refused;
+		return v;
 	}
-	printf("\n");
-	if (ratio >= 2)
-		printf("Verdict: clock_gettime(MONOTONIC) runs in user space, %.0f%s faster than "
-		       "the syscall.\n", ratio, cli_times_sign());
-	else
-		printf("Verdict: clock_gettime(MONOTONIC) costs about as much as the syscall "
+	v.kind = v.speedup >= 2 ? VERDICT_USER_SPACE : VERDICT_LIKE_SYSCALL;
+	return v;
+}
+
+static void print_verdict(const struct host_facts *h, const struct report_verdict *v)
+{
+	switch (v->kind) {
+	case VERDICT_NONE:
+		break;
+	case VERDICT_NO_VDSO:
+		printf("\nVerdict: no vDSO here, so every time call is a syscall.\n");
+		break;
+	case VERDICT_NOT_MEASURED:
+		if (v->refused)
+			printf("\nVerdict: not measured: clock_gettime(MONOTONIC) through %s fails "
+			       "here with %s.\n", v->failed_by, errno_name(-v->refused));
+		break;
+	case VERDICT_USER_SPACE:
+		printf("\nVerdict: clock_gettime(MONOTONIC) runs in user space, %.0f%s faster than "
+		       "the syscall.\n", v->speedup, cli_times_sign());
+		break;
+	case VERDICT_LIKE_SYSCALL:
+		printf("\nVerdict: clock_gettime(MONOTONIC) costs about as much as the syscall "
 		       "(%.1f%s):\nthe vDSO is missing or falls back to the kernel (clocksource "
-		       "%s?). Run `vdsokit doctor`.\n", ratio, cli_times_sign(), fact_text(&h->clocksource));
+		       "%s?). Run `vdsokit doctor`.\n", v->speedup, cli_times_sign(),
+		       fact_text(&h->clocksource));
+		break;
+	}
 }
 
 static void report_json(const struct host_facts *h, int init_result,
 			const struct report_route *routes, unsigned route_count,
-			const struct quick_row *rows, bool benched)
+			const struct quick_row *rows, bool benched, const struct report_verdict *v)
 {
 	struct json_writer w;
 	char clock[32];
@@ -345,6 +381,16 @@ static void report_json(const struct host_facts *h, int init_result,
 		}
 		json_array_end(&w);
 	}
+	json_key(&w, "verdict");
+	if (v->kind == VERDICT_NONE) {
+		json_null(&w);
+	} else {
+		json_object_begin(&w);
+		json_kv_string(&w, "id", verdict_ids[v->kind]);
+		json_kv_double(&w, "speedup", v->speedup);
+		json_kv_string(&w, "error", v->refused ? errno_name(-v->refused) : NULL);
+		json_object_end(&w);
+	}
 	json_document_end(&w);
 }
 
@@ -380,8 +426,9 @@ int cmd_report(int argc, char **argv)
 		report_quick_measure(rows, REPORT_BUDGET_S);
 	static struct report_route routes[REPORT_ROUTES_MAX];
 	unsigned route_count = report_routes(routes, bench ? rows : NULL);
+	struct report_verdict verdict = verdict_of(rows, bench, img != NULL);
 	if (json) {
-		report_json(&h, init_result, routes, route_count, rows, bench);
+		report_json(&h, init_result, routes, route_count, rows, bench, &verdict);
 		return CLI_EXIT_OK;
 	}
 
@@ -415,6 +462,6 @@ int cmd_report(int argc, char **argv)
 	print_routes(routes, route_count);
 	if (bench)
 		print_quick_bench(rows);
-	print_verdict(&h, rows, bench, img != NULL);
+	print_verdict(&h, &verdict);
 	return CLI_EXIT_OK;
 }
