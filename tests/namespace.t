@@ -44,7 +44,11 @@ while read -r sym; do
 	vdsokit_lib_*)
 		! grep -qxF "$sym" "$tmp/exports" || misnamed="$misnamed $sym(internal, exported)" ;;
 	*)
-		grep -qw "$sym" include/vdsokit.h || misnamed="$misnamed $sym(not in vdsokit.h: vdsokit_lib_?)" ;;
+		# Public: declared in the header, in the version map and exported (a word of
+		# the header alone could be a struct tag, as vdsokit_timespec is).
+		{ grep -qw "$sym" include/vdsokit.h && grep -qE "^[[:space:]]*$sym;" src/libvdsokit.map &&
+			grep -qxF "$sym" "$tmp/exports"; } ||
+			misnamed="$misnamed $sym(not public: in vdsokit.h, the version map and exported? vdsokit_lib_?)" ;;
 	esac
 done <"$tmp/globals"
 if [ -s "$tmp/globals" ] && [ -z "$misnamed" ]; then
