@@ -129,7 +129,7 @@ void check_skip_refused(struct check_result *r, const char *syscall, int result)
 void check_skip_reference(struct check_result *r, const char *syscall, const char *what, long error)
 {
 	char why[240];
-	if (reference_refused(error))
+	if (syscall_refused(error))
 		reference_why(syscall, error, why, sizeof(why));
 	else
 		snprintf(why, sizeof(why), "the %s syscall, the reference, failed during the run: %s",

@@ -25,12 +25,6 @@
 #include "checks/reference.h"
 #include "host/child.h"
 
-bool reference_refused(long result)
-{
-	return result == -EPERM || result == -EACCES || result == -ENOSYS ||
-	       result == REFERENCE_KILLED;
-}
-
 /* The syscalls probed, in the order the probe child makes them. */
 static const enum vdsokit_func probed[] = {
 	VDSOKIT_FN_CLOCK_GETTIME, VDSOKIT_FN_CLOCK_GETRES, VDSOKIT_FN_GETTIMEOFDAY,

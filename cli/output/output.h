@@ -281,13 +281,23 @@ const char *fmt_duration_ns(char *buf, size_t size, double ns);
 /* "5.4×", "102×"; "-" for NaN. */
 const char *fmt_ratio(char *buf, size_t size, double ratio);
 
-/* "EINVAL", "EFAULT" …; "E<n>" for the rare ones. */
+/*
+ * Not an errno: a reference call's result where a seccomp filter kills its
+ * syscall (SECCOMP_RET_KILL, systemd's SystemCallFilter= default).  The
+ * syscall is then never made: the tool learns it from a child that made
+ * it once and died by SIGSYS (checks/reference.h).  syscall_refused counts
+ * it as a refusal, errno_name says "SIGSYS".
+ */
+#define REFERENCE_KILLED (-4095)
+
+/* "EINVAL", "EFAULT" …; "E<n>" for the rare ones; "SIGSYS" for REFERENCE_KILLED. */
 const char *errno_name(int error);
 /*
- * Whether a call's result is a refusal rather than an answer: -EPERM,
- * -EACCES or -ENOSYS, which no valid call of the vDSO's functions or
- * their syscalls returns, but a seccomp filter or a sandbox does.  Such a
- * result is reported as the error it is, never timed or compared.
+ * Whether a call's result (0 / a value / -errno) is a refusal rather than
+ * an answer: -EPERM, -EACCES or -ENOSYS, which no valid call of the vDSO's
+ * functions or their syscalls returns, but a seccomp filter or a sandbox
+ * does, or REFERENCE_KILLED.  Such a result is reported as the error it
+ * is, never timed or compared.
  */
 bool syscall_refused(long result);
 
