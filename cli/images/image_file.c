@@ -408,5 +408,6 @@ int use_image_file(const char *cmd, const char *path)
 				       "check the live one" : "");
 	}
 	image_path = path;
+	bench_clock_use_syscall();
 	return 0;
 }

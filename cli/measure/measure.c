@@ -110,29 +110,6 @@ void json_route_members(struct json_writer *w, const struct vdsokit_route_info *
 	json_kv_string(w, "syscall", p->syscall);
 }
 
-double bench_clock_ns(clockid_t clock)
-{
-	/*
-	 * Not the C library's clock_gettime: an object preloaded in front of it
-	 * (libfaketime, a test shim) can stop it, and every deadline on it would
-	 * then hang.  The library's own, which nothing can interpose; but the
-	 * syscall when --image runs a file's code in the library's place, as
-	 * that code is what is under test.  A clock that cannot be read reads
-	 * 0: frozen, which every loop on it is bounded against.
-	 */
-	struct vdsokit_timespec ts = { 0, 0 };
-	if (cli_image_path())
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, clock, &ts);
-	else
-		vdsokit_clock_gettime(clock, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-double bench_now_ns(void)
-{
-	return bench_clock_ns(CLOCK_MONOTONIC);
-}
-
 void bench_deadline_start(struct bench_deadline *d, double seconds)
 {
 	d->last = bench_now_ns();

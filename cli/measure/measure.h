@@ -128,13 +128,7 @@ bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path);
 long bench_call_once(const struct bench_case *c, enum bench_path path);
 /* Pins the calling thread to cpu: 0 or a negative errno. */
 int bench_pin_to_cpu(int cpu);
-/*
- * A clock in ns that no preloaded object can replace: the library's (the
- * syscall's under --image).  0 when it cannot be read.
- */
-double bench_clock_ns(clockid_t clock);
-/* CLOCK_MONOTONIC in ns, as bench_clock_ns. */
-double bench_now_ns(void);
+/* bench_clock_ns and bench_now_ns, the tool's clock: output/output.h. */
 /* Whether bench_now_ns() stood still over BENCH_CLOCK_STILL_READS reads. */
 bool bench_clock_frozen(void);
 /*

@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "vdsokit.h"
 
@@ -33,6 +34,17 @@ void progress_clear(void);
 /* progress_clear() for a signal handler: one write(2), only in the drawing process. */
 void progress_erase_from_signal(void);
 void progress_end(void);
+
+/*
+ * The clock the tool times itself with (clock.c): in ns, and one that no
+ * preloaded object can replace: the library's, or the syscall's once
+ * bench_clock_use_syscall() is called (an --image file runs in the
+ * library's place).  0 when it cannot be read.
+ */
+double bench_clock_ns(clockid_t clock);
+/* CLOCK_MONOTONIC in ns, as bench_clock_ns. */
+double bench_now_ns(void);
+void bench_clock_use_syscall(void);
 
 /*
  * A file the tool writes (dump -o, --svg): output_file.c says how it never
