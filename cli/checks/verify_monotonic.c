@@ -22,6 +22,7 @@
 #include "checks.h"
 #include "vdsokit.h"
 #include "output/output.h"
+#include "host/host.h"
 #include "measure/measure.h"
 #include "host/threads.h"
 #include "checks/reference.h"

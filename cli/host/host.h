@@ -93,4 +93,7 @@ bool timens_offsets_read(struct timens_offsets *o);
 /* Fills up to max entries; returns how many (0 if maps is unreadable). */
 unsigned vdso_mappings_read(struct vdso_mapping *maps, unsigned max);
 
+/* CPUs this thread may run on (sched_getaffinity), at most max; 0 if unknown. */
+unsigned allowed_cpus(int *cpus, unsigned max);
+
 #endif /* VDSOKIT_CLI_HOST_H */

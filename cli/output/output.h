@@ -304,6 +304,8 @@ const char *fmt_ratio(char *buf, size_t size, double ratio);
 
 /* "EINVAL", "EFAULT" …; "E<n>" for the rare ones; "SIGSYS" for REFERENCE_KILLED. */
 const char *errno_name(int error);
+/* "SIGSEGV", "SIGBUS", …; "SIG<n>" for the rare ones. */
+const char *signal_name(int sig, char *buf, size_t size);
 /*
  * Whether a call's result (0 / a value / -errno) is a refusal rather than
  * an answer: -EPERM, -EACCES or -ENOSYS, which no valid call of the vDSO's
@@ -317,6 +319,17 @@ bool syscall_refused(long result);
 const char *clock_id_name(char *buf, size_t size, long clock);
 /* Accepts a name (any case, with or without "CLOCK_") or a number. */
 bool clock_id_parse(const char *text, long *clock);
+
+/*
+ * The kernel's CPU-time clock ids (include/linux/posix-timers.h): the pid
+ * complemented and shifted left by 3, a thread flag (4) and the clock kind
+ * (0 PROF, 1 VIRT, 2 SCHED) in the low bits.  pid 0 means "myself".
+ */
+enum cpu_clock_kind { CPUCLOCK_KIND_PROF = 0, CPUCLOCK_KIND_VIRT = 1, CPUCLOCK_KIND_SCHED = 2 };
+clockid_t cpu_clock_id(pid_t pid, bool per_thread, enum cpu_clock_kind kind);
+
+/* Nanoseconds of a timespec, saturating instead of overflowing. */
+int64_t timespec_ns(const struct vdsokit_timespec *ts);
 
 /*
  * The tool's names for the library's functions ("clock_gettime", …,
