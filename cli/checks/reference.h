@@ -23,12 +23,7 @@
  * which name and classify it); reference_why says "killed by SIGSYS".
  */
 
-/*
- * Whether the function's syscall is killed here.  The first call probes
- * them all in one child (each once, in order, the child saying which one
- * it is in), before the tool makes any directly; the answer is kept.
- */
-bool reference_killed(enum vdsokit_func fn);
+/* Whether a syscall is killed here, before it is made: host/syscall_killed.h. */
 
 /*
  * The reference calls: the function's syscall (vdsokit_*_via with

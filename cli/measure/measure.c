@@ -25,7 +25,7 @@
 #include "output/output.h"
 #include "images/images.h"
 #include "measure/measure.h"
-#include "checks/reference.h"
+#include "host/syscall_killed.h"
 #include "bare_entry.h"
 
 static const char *const path_names[BENCH_PATH_COUNT] = {
@@ -424,7 +424,7 @@ static bool probe(const struct bench_case *c, enum bench_path path, long *result
 	 * kernel.
 	 */
 	struct vdsokit_route_info route_info;
-	if (reference_killed(c->func) &&
+	if (syscall_killed(c->func) &&
 	    (path == BENCH_SYSCALL || bench_case_path(c, &route_info) != 0 ||
 	     route_info.route == VDSOKIT_ROUTE_SYSCALL || route_info.route == VDSOKIT_ROUTE_VDSO_KERNEL ||
 	     route_info.reason == VDSOKIT_REASON_ENTRY_IS_SYSCALL)) {
