@@ -101,16 +101,6 @@ struct doctor_report {
 	enum doctor_verdict verdict;
 };
 
-/*
- * Every check doctor makes, on the facts in host (init_result: what
- * vdsokit_init() said); the clocksource's vDSO read is measured against
- * the syscall for measure_s seconds (at least 31 batches each).  An
- * --image file given to use_image_file() is examined in place of the
- * process's vDSO.
- */
-void doctor_examine(struct doctor_report *r, const struct host_facts *host, int init_result,
-		    double measure_s);
-
 /* The facts the checks draw on, read into r before any check runs. */
 void doctor_read_vdso(struct doctor_report *r);
 void doctor_measure_clocksource(struct doctor_report *r, double seconds);
