@@ -18,6 +18,23 @@
 #include "vdsokit.h"
 
 /*
+ * The tool's messages (messages.c), for every command and layer.
+ * "vdsokit CMD: INPUT: reason\n" on stderr (INPUT may be NULL:
+ * "vdsokit CMD: reason").  Returns CLI_EXIT_USAGE so callers can write
+ * `return cli_error(...)`.
+ */
+int cli_error(const char *cmd, const char *input, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "vdsokit CMD: reason\nTry 'vdsokit CMD --help'.\n"; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "vdsokit CMD: warning: ...": something was skipped but the run goes on. */
+void cli_warning(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* 0, or the errno of a write to stream that failed (flushing it first). */
+int cli_stream_error(FILE *stream);
+
+/*
  * Progress of long work (progress.c): one line on stderr that is redrawn
  * in place, only when stderr is a terminal; nothing at all otherwise.
  * begin names the command and the expected seconds; phase says what runs
