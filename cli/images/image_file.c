@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checks/checks.h"
+#include "cli.h"
 #include "vdsokit.h"
 #include "output/output.h"
 #include "host/host.h"
