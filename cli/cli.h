@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The vdsokit command-line tool's command table, and what every command
- * shares: exit codes, error messages and option parsing (util.c).
+ * shares: exit codes and option parsing (util.c).
  *
  * The layers the commands are built on have a folder and a header each:
  *   output/output.h     text, JSON (written and read), tables, SVG, number
- *                       formatting, files written, the progress line
+ *                       formatting, files written, the progress line,
+ *                       the tool's messages on stderr
  *   host/host.h         facts about the host, each measured or unknown
  *   measure/measure.h   timing calls side by side, per-call latency, the
  *                       vDSO's stack use
@@ -47,18 +48,10 @@ enum {
 #define CLI_PROGRAM "vdsokit"
 
 /*
- * "vdsokit CMD: INPUT: reason\n" on stderr (INPUT may be NULL:
- * "vdsokit CMD: reason").  Returns CLI_EXIT_USAGE so callers can write
- * `return cli_error(...)`.
+ * The messages themselves, cli_error(), cli_usage_error() and
+ * cli_warning(), are output/output.h's (messages.c): the layers below the
+ * commands print them too.
  */
-int cli_error(const char *cmd, const char *input, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-/* "vdsokit CMD: reason\nTry 'vdsokit CMD --help'.\n"; returns CLI_EXIT_USAGE. */
-int cli_usage_error(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-/* "vdsokit CMD: warning: ...": something was skipped but the run goes on. */
-void cli_warning(const char *cmd, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
 
 /* ---------------------------------------------------------------------- */
 /* Option parsing                                                          */
@@ -86,8 +79,6 @@ bool cli_parse_double(const char *cmd, const char *option, const char *text,
  * *error set to an errno, EFBIG when larger) on failure.
  */
 unsigned char *cli_read_file(const char *path, size_t max_size, size_t *size, int *error);
-/* 0, or the errno of a write to stream that failed (flushing it first). */
-int cli_stream_error(FILE *stream);
 /* Why cli_read_file failed, in words (too_big for EFBIG). */
 const char *cli_read_error(const char *path, int error, const char *too_big);
 

@@ -6,8 +6,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
-#include <signal.h>
 #include <stdarg.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -84,40 +82,8 @@ struct check_counts check_count(const struct check_list *list)
 	return n;
 }
 
-const char *signal_name(int sig, char *buf, size_t size)
-{
-	/* Those a bad pointer, a hang guard or a sandbox can produce. */
-	static const struct { int sig; const char *name; } names[] = {
-		{ SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" }, { SIGILL, "SIGILL" },
-		{ SIGFPE, "SIGFPE" }, { SIGABRT, "SIGABRT" }, { SIGKILL, "SIGKILL" },
-		{ SIGSYS, "SIGSYS" }, { SIGTRAP, "SIGTRAP" }, { SIGALRM, "SIGALRM" },
-		{ SIGTERM, "SIGTERM" }, { SIGXCPU, "SIGXCPU" },
-	};
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		if (names[i].sig == sig)
-			return names[i].name;
-	snprintf(buf, size, "SIG%d", sig);
-	return buf;
-}
-
-clockid_t cpu_clock_id(pid_t pid, bool per_thread, enum cpu_clock_kind kind)
-{
-	/* Computed unsigned: shifting a negative int is undefined in C. */
-	unsigned id = (~(unsigned)pid << 3) | (per_thread ? 4u : 0u) | (unsigned)kind;
-	return (clockid_t)id;
-}
-
 const long invalid_clock_ids[] = { -1, 12, 13, 14, 15, INT_MIN, INT_MAX };
 const unsigned invalid_clock_id_count = sizeof(invalid_clock_ids) / sizeof(invalid_clock_ids[0]);
-
-int64_t timespec_ns(const struct vdsokit_timespec *ts)
-{
-	if (ts->tv_sec > INT64_MAX / 1000000000 - 1)
-		return INT64_MAX;
-	if (ts->tv_sec < INT64_MIN / 1000000000 + 1)
-		return INT64_MIN;
-	return ts->tv_sec * 1000000000 + ts->tv_nsec;
-}
 
 void check_skip_refused(struct check_result *r, const char *syscall, int result)
 {
@@ -129,7 +95,7 @@ void check_skip_refused(struct check_result *r, const char *syscall, int result)
 void check_skip_reference(struct check_result *r, const char *syscall, const char *what, long error)
 {
 	char why[240];
-	if (reference_refused(error))
+	if (syscall_refused(error))
 		reference_why(syscall, error, why, sizeof(why));
 	else
 		snprintf(why, sizeof(why), "the %s syscall, the reference, failed during the run: %s",
@@ -142,16 +108,4 @@ int reference_clock_error(void)
 {
 	struct vdsokit_timespec ts;
 	return reference_clock_gettime(CLOCK_REALTIME, &ts);
-}
-
-unsigned allowed_cpus(int *cpus, unsigned max)
-{
-	cpu_set_t set;
-	unsigned count = 0;
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return 0;
-	for (int cpu = 0; cpu < CPU_SETSIZE && count < max; cpu++)
-		if (CPU_ISSET(cpu, &set))
-			cpus[count++] = cpu;
-	return count;
 }

@@ -85,23 +85,9 @@ struct check_counts check_count(const struct check_list *list);
 /* Small facts                                                             */
 /* ---------------------------------------------------------------------- */
 
-/* "SIGSEGV", "SIGBUS", …; "SIG<n>" for the rare ones. */
-const char *signal_name(int sig, char *buf, size_t size);
-
-/*
- * The kernel's CPU-time clock ids (include/linux/posix-timers.h): the pid
- * complemented and shifted left by 3, a thread flag (4) and the clock kind
- * (0 PROF, 1 VIRT, 2 SCHED) in the low bits.  pid 0 means "myself".
- */
-enum cpu_clock_kind { CPUCLOCK_KIND_PROF = 0, CPUCLOCK_KIND_VIRT = 1, CPUCLOCK_KIND_SCHED = 2 };
-clockid_t cpu_clock_id(pid_t pid, bool per_thread, enum cpu_clock_kind kind);
-
 /* The clock ids verify and abi call invalid: the syscall rejects them. */
 extern const long invalid_clock_ids[];
 extern const unsigned invalid_clock_id_count;
-
-/* Nanoseconds of a timespec, saturating instead of overflowing. */
-int64_t timespec_ns(const struct vdsokit_timespec *ts);
 
 /*
  * Nothing can be checked against a refused reference syscall
@@ -119,9 +105,6 @@ void check_skip_refused(struct check_result *r, const char *syscall, int result)
 void check_skip_reference(struct check_result *r, const char *syscall, const char *what, long error);
 /* 0 when the clock_gettime syscall reads CLOCK_REALTIME here, else its negative errno. */
 int reference_clock_error(void);
-
-/* CPUs this thread may run on (sched_getaffinity), at most max; 0 if unknown. */
-unsigned allowed_cpus(int *cpus, unsigned max);
 
 /* ---------------------------------------------------------------------- */
 /* verify's checks (verify_*.c)                                            */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * vdsokit doctor: the facts it gathers about the process's environment
- * (host/doctor_env.c), the findings its checks draw from them
+ * (struct doctor_env, host/host.h), the findings its checks draw from them
  * (checks/doctor_*.c), and the table of checks (commands/doctor.c).
  */
 #ifndef VDSOKIT_CLI_DOCTOR_H
@@ -12,42 +12,6 @@
 #include "checks.h"
 #include "vdsokit.h"
 #include "host/host.h"
-
-/*
- * What doctor infers about the tools and machine around the process
- * (emulators, tracers, hypervisor, the kernel command line), on top of the
- * facts every command shares (struct host_facts: seccomp, time namespace,
- * clocksource, maps).
- */
-struct doctor_env {
-	/* The kernel command line and what it says about the vDSO and clocks. */
-	bool cmdline_readable;
-	char cmdline[1024];
-	char cmdline_vdso[32];        /* "vdso=0", "vdso32=0", … or ""          */
-	char cmdline_clocksource[48]; /* "clocksource=hpet" or ""                */
-
-	/* Three places that show the vDSO: the auxv the libc saw, the file, the maps. */
-	bool auxv_file_readable, auxv_file_has_vdso;
-	bool maps_readable, maps_has_vdso, maps_has_vvar;
-
-	/* Tools that hide or replace the vDSO. */
-	bool valgrind;
-	char valgrind_evidence[2][200];
-	bool qemu_user;
-	unsigned qemu_evidence_count;
-	char qemu_evidence[4][200];
-	bool rr;
-	char rr_evidence[200];
-	const char *emulator;          /* "qemu-user", "valgrind", "rr" or NULL: the JSON's */
-
-	/* The instruction set /proc/cpuinfo describes ("x86", "arm", …, "" unknown). */
-	char cpuinfo_family[16];
-	/* Ours, the same way. */
-	char build_family[16];
-	char hypervisor[128];          /* "KVM", "QEMU"… or "" (bare metal or unknown) */
-};
-
-void doctor_env_read(struct doctor_env *env, const struct host_facts *host);
 
 /*
  * doctor's findings, for doctor itself and for metrics: slow is a call off
@@ -137,16 +101,6 @@ struct doctor_report {
 	enum doctor_verdict verdict;
 };
 
-/*
- * Every check doctor makes, on the facts in host (init_result: what
- * vdsokit_init() said); the clocksource's vDSO read is measured against
- * the syscall for measure_s seconds (at least 31 batches each).  An
- * --image file given to use_image_file() is examined in place of the
- * process's vDSO.
- */
-void doctor_examine(struct doctor_report *r, const struct host_facts *host, int init_result,
-		    double measure_s);
-
 /* The facts the checks draw on, read into r before any check runs. */
 void doctor_read_vdso(struct doctor_report *r);
 void doctor_measure_clocksource(struct doctor_report *r, double seconds);
@@ -235,8 +189,5 @@ void doctor_check_libc_clock(struct doctor_report *r);
 
 /* A kernel without the 32-bit time syscalls, seen from a 32-bit program (checks/doctor_time32.c). */
 void doctor_check_time32(struct doctor_report *r);
-
-/* The family of a machine or arch name: "x86" for i686/x86_64, "arm" for arm/aarch64, … */
-const char *arch_family(const char *name);
 
 #endif /* VDSOKIT_CLI_DOCTOR_H */

@@ -9,13 +9,10 @@
  * process's seccomp mode, and says it cannot tell more.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -23,149 +20,41 @@
 #include "output/output.h"
 #include "host/host.h"
 #include "checks/reference.h"
-#include "host/child.h"
-
-bool reference_refused(long result)
-{
-	return result == -EPERM || result == -EACCES || result == -ENOSYS ||
-	       result == REFERENCE_KILLED;
-}
-
-/* The syscalls probed, in the order the probe child makes them. */
-static const enum vdsokit_func probed[] = {
-	VDSOKIT_FN_CLOCK_GETTIME, VDSOKIT_FN_CLOCK_GETRES, VDSOKIT_FN_GETTIMEOFDAY,
-	VDSOKIT_FN_TIME, VDSOKIT_FN_GETCPU, VDSOKIT_FN_GETRANDOM,
-};
-#define PROBED (sizeof(probed) / sizeof(probed[0]))
-
-static void probe_call(enum vdsokit_func fn)
-{
-	struct vdsokit_timespec ts;
-	struct vdsokit_timeval tv;
-	int64_t t;
-	unsigned cpu, node;
-	unsigned char buf[16];
-	switch (fn) {
-	case VDSOKIT_FN_CLOCK_GETTIME:
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &ts);
-		break;
-	case VDSOKIT_FN_CLOCK_GETRES:
-		vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, CLOCK_REALTIME, &ts);
-		break;
-	case VDSOKIT_FN_GETTIMEOFDAY: vdsokit_gettimeofday_via(VDSOKIT_ROUTE_SYSCALL, &tv, NULL); break;
-	case VDSOKIT_FN_TIME: vdsokit_time_via(VDSOKIT_ROUTE_SYSCALL, &t); break;
-	case VDSOKIT_FN_GETCPU: vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &cpu, &node); break;
-	case VDSOKIT_FN_GETRANDOM:
-		vdsokit_getrandom_via(VDSOKIT_ROUTE_SYSCALL, buf, sizeof(buf), 0);
-		break;
-	default:
-		break;
-	}
-}
-
-/*
- * A child makes the syscalls from probed[first] on, writing each one's
- * index before the call: killed by SIGSYS, the last index read is the
- * killed one, and the next child goes on after it.  A plain fork: the child
- * lives for a few syscalls, and child_start's own setup (prctl) may be what
- * a filter kills.  A probe that cannot run says nothing is killed: the
- * calls are then made, as before there was a probe.
- */
-static void probe_all(bool killed[VDSOKIT_FN_COUNT])
-{
-	unsigned first = 0;
-	while (first < PROBED) {
-		int fd[2];
-		if (pipe2(fd, O_CLOEXEC) != 0)
-			return;
-		fflush(NULL);
-		pid_t pid = fork();
-		if (pid < 0) {
-			close(fd[0]);
-			close(fd[1]);
-			return;
-		}
-		if (pid == 0) {
-			close(fd[0]);
-			for (unsigned char i = (unsigned char)first; i < PROBED; i++) {
-				if (write(fd[1], &i, 1) != 1)
-					_exit(1);
-				probe_call(probed[i]);
-			}
-			_exit(0);
-		}
-		close(fd[1]);
-		unsigned char step, last = 0xff;
-		ssize_t n;
-		while ((n = read(fd[0], &step, 1)) == 1 || (n < 0 && errno == EINTR))
-			if (n == 1)
-				last = step;
-		close(fd[0]);
-		int status;
-		if (child_wait(pid, &status) != 0 || !WIFSIGNALED(status) ||
-		    WTERMSIG(status) != SIGSYS || last >= PROBED)
-			return;
-		killed[probed[last]] = true;
-		first = last + 1u;
-	}
-}
-
-bool reference_killed(enum vdsokit_func fn)
-{
-	static bool killed[VDSOKIT_FN_COUNT];
-	static int state;   /* 0: not probed, 1: probing, 2: probed */
-	/*
-	 * verify's threads may make the first reference call.  No
-	 * pthread_once: its wait is a futex, which a sandbox may refuse (and
-	 * glibc aborts then); the others yield until the probe is done.
-	 */
-	if (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2) {
-		int expected = 0;
-		if (__atomic_compare_exchange_n(&state, &expected, 1, false, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE)) {
-			probe_all(killed);
-			__atomic_store_n(&state, 2, __ATOMIC_RELEASE);
-		} else {
-			while (__atomic_load_n(&state, __ATOMIC_ACQUIRE) != 2)
-				sched_yield();
-		}
-	}
-	return (unsigned)fn < VDSOKIT_FN_COUNT && killed[fn];
-}
+#include "host/syscall_killed.h"
 
 int reference_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	return reference_killed(VDSOKIT_FN_CLOCK_GETTIME) ? REFERENCE_KILLED :
+	return syscall_killed(VDSOKIT_FN_CLOCK_GETTIME) ? REFERENCE_KILLED :
 	       vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, clock, ts);
 }
 
 int reference_clock_getres(clockid_t clock, struct vdsokit_timespec *res)
 {
-	return reference_killed(VDSOKIT_FN_CLOCK_GETRES) ? REFERENCE_KILLED :
+	return syscall_killed(VDSOKIT_FN_CLOCK_GETRES) ? REFERENCE_KILLED :
 	       vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, clock, res);
 }
 
 int reference_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
 {
-	return reference_killed(VDSOKIT_FN_GETTIMEOFDAY) ? REFERENCE_KILLED :
+	return syscall_killed(VDSOKIT_FN_GETTIMEOFDAY) ? REFERENCE_KILLED :
 	       vdsokit_gettimeofday_via(VDSOKIT_ROUTE_SYSCALL, tv, tz);
 }
 
 int reference_time(int64_t *t)
 {
-	return reference_killed(VDSOKIT_FN_TIME) ? REFERENCE_KILLED :
+	return syscall_killed(VDSOKIT_FN_TIME) ? REFERENCE_KILLED :
 	       vdsokit_time_via(VDSOKIT_ROUTE_SYSCALL, t);
 }
 
 int reference_getcpu(unsigned *cpu, unsigned *node)
 {
-	return reference_killed(VDSOKIT_FN_GETCPU) ? REFERENCE_KILLED :
+	return syscall_killed(VDSOKIT_FN_GETCPU) ? REFERENCE_KILLED :
 	       vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, cpu, node);
 }
 
 ssize_t reference_getrandom(void *buf, size_t len, unsigned flags)
 {
-	return reference_killed(VDSOKIT_FN_GETRANDOM) ? REFERENCE_KILLED :
+	return syscall_killed(VDSOKIT_FN_GETRANDOM) ? REFERENCE_KILLED :
 	       vdsokit_getrandom_via(VDSOKIT_ROUTE_SYSCALL, buf, len, flags);
 }
 

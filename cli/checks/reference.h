@@ -18,20 +18,12 @@
 #include "vdsokit.h"
 
 /*
- * Not an errno: a reference call's result where a seccomp filter kills its
- * syscall (SECCOMP_RET_KILL, systemd's SystemCallFilter= default).  The
- * syscall is then never made: the tool learns it from a child that made
- * it once and died by SIGSYS.  reference_refused counts it as a refusal,
- * reference_why says "killed by SIGSYS", errno_name "SIGSYS".
+ * A reference call's result where a seccomp filter kills its syscall is
+ * REFERENCE_KILLED (output/output.h, beside errno_name and syscall_refused,
+ * which name and classify it); reference_why says "killed by SIGSYS".
  */
-#define REFERENCE_KILLED (-4095)
 
-/*
- * Whether the function's syscall is killed here.  The first call probes
- * them all in one child (each once, in order, the child saying which one
- * it is in), before the tool makes any directly; the answer is kept.
- */
-bool reference_killed(enum vdsokit_func fn);
+/* Whether a syscall is killed here, before it is made: host/syscall_killed.h. */
 
 /*
  * The reference calls: the function's syscall (vdsokit_*_via with
@@ -44,9 +36,6 @@ int reference_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz);
 int reference_time(int64_t *t);
 int reference_getcpu(unsigned *cpu, unsigned *node);
 ssize_t reference_getrandom(void *buf, size_t len, unsigned flags);
-
-/* Whether a reference call's result (0 / a value / -errno) says "no answer here". */
-bool reference_refused(long result);
 
 /*
  * A reference call inside a measurement loop, whose readings bound the

@@ -16,6 +16,7 @@
 #include "checks.h"
 #include "vdsokit.h"
 #include "output/output.h"
+#include "host/host.h"
 #include "measure/measure.h"
 #include "checks/reference.h"
 
@@ -34,7 +35,7 @@ void verify_getcpu(struct check_list *out, const char *group, double seconds)
 		return;
 	}
 	int sys_probe = reference_getcpu(&cpu, &node);
-	if (reference_refused(sys_probe)) {
+	if (syscall_refused(sys_probe)) {
 		check_skip_refused(r, "getcpu", sys_probe);
 		return;
 	}
@@ -62,7 +63,7 @@ void verify_getcpu(struct check_list *out, const char *group, double seconds)
 			unsigned sys_cpu = ~0u, sys_node = ~0u, raw_cpu = ~0u, raw_node = ~0u;
 			unsigned lib_cpu = ~0u, lib_node = ~0u;
 			int sys = reference_getcpu(&sys_cpu, &sys_node);
-			if (reference_refused(sys)) {
+			if (syscall_refused(sys)) {
 				/* The first probe answered, this one is refused: nothing to hold against. */
 				reference_error = sys;
 				break;

@@ -22,6 +22,7 @@
 #include "checks.h"
 #include "vdsokit.h"
 #include "output/output.h"
+#include "host/host.h"
 #include "measure/measure.h"
 #include "host/threads.h"
 #include "checks/reference.h"
@@ -146,7 +147,7 @@ static void *monotonic_thread(void *arg)
 			int64_t seen = shared_max_load(&s->latest[c]);
 			bool have_sys = !s->sys_error[c] && !t->sys_refused[c];
 			int rc = read_clock(n, monotonic_clocks[c], s->have_raw[c], have_sys, &ts);
-			if (rc != 0 && have_sys && (n & 15) == 15 && reference_refused(rc)) {
+			if (rc != 0 && have_sys && (n & 15) == 15 && syscall_refused(rc)) {
 				/* Refused only now (a filter on this clock): its readings are left out. */
 				t->sys_refused[c] = rc;
 				continue;
@@ -203,7 +204,7 @@ void verify_monotonic(struct check_list *out, const char *group, double seconds,
 	for (unsigned c = 0; c < CLOCK_COUNT; c++) {
 		struct vdsokit_timespec ts;
 		int sys = reference_clock_gettime((clockid_t)monotonic_clocks[c], &ts);
-		s->sys_error[c] = reference_refused(sys) ? sys : 0;
+		s->sys_error[c] = syscall_refused(sys) ? sys : 0;
 		s->have_raw[c] = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, (clockid_t)monotonic_clocks[c],
 							&ts) != -ENOSYS;
 		shared_max_init(&s->latest[c], INT64_MIN);

@@ -72,7 +72,7 @@ static bool skip_if_refused_for(struct check_result *r, const char *who, size_t 
 {
 	unsigned char buf[16];
 	ssize_t sys = random_syscall(buf, len < sizeof(buf) ? len : sizeof(buf), flags);
-	if (!reference_refused(sys))
+	if (!syscall_refused(sys))
 		return false;
 	char what[96];
 	snprintf(what, sizeof(what), "flags %#x%s", flags, strcmp(who, "(syscall)") == 0 ? "" :
@@ -128,7 +128,7 @@ static void check_path(struct check_list *out, const char *group, const char *wh
 			memset(b, 0, len);
 			ssize_t ra = call(a, len, flags[f]), rb = call(b, len, flags[f]);
 			calls += 2;
-			if (reference_refused(ra != (ssize_t)len ? ra : rb) &&
+			if (syscall_refused(ra != (ssize_t)len ? ra : rb) &&
 			    skip_if_refused_for(r, who, len, flags[f]))
 				goto done;
 			if (ra != (ssize_t)len || rb != (ssize_t)len) {

@@ -226,7 +226,7 @@ static void run_in_child(const struct abi_case *c, enum path p, const struct abi
  */
 static void refuse_reference(struct outcome *o)
 {
-	if (o->kind == OUTCOME_RETURNED && reference_refused(o->value)) {
+	if (o->kind == OUTCOME_RETURNED && syscall_refused(o->value)) {
 		o->kind = OUTCOME_REFUSED;
 		o->sig = 0;
 	} else if (o->kind == OUTCOME_SIGNAL && o->sig == SIGSYS) {

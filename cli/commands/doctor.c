@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "checks/doctor.h"
+#include "commands/commands.h"
 #include "vdsokit.h"
 #include "output/output.h"
 #include "host/host.h"

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "checks/doctor.h"
+#include "commands/commands.h"
 #include "vdsokit.h"
 #include "output/output.h"
 #include "host/host.h"

@@ -17,7 +17,6 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
-#include "checks/doctor.h"
 #include "vdsokit.h"
 #include "host/host.h"
 

@@ -8,6 +8,7 @@
  * that masks /proc or /sys), never a default.
  */
 #include <inttypes.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <errno.h>
 #include <string.h>
@@ -436,4 +437,16 @@ void json_host(struct json_writer *w, const struct host_facts *h, int init_resul
 			json_kv_string(w, facts[i].key, fact_reason(facts[i].f));
 	json_object_end(w);
 	json_object_end(w);
+}
+
+unsigned allowed_cpus(int *cpus, unsigned max)
+{
+	cpu_set_t set;
+	unsigned count = 0;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return 0;
+	for (int cpu = 0; cpu < CPU_SETSIZE && count < max; cpu++)
+		if (CPU_ISSET(cpu, &set))
+			cpus[count++] = cpu;
+	return count;
 }

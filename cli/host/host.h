@@ -93,4 +93,47 @@ bool timens_offsets_read(struct timens_offsets *o);
 /* Fills up to max entries; returns how many (0 if maps is unreadable). */
 unsigned vdso_mappings_read(struct vdso_mapping *maps, unsigned max);
 
+/* CPUs this thread may run on (sched_getaffinity), at most max; 0 if unknown. */
+unsigned allowed_cpus(int *cpus, unsigned max);
+
+/*
+ * What doctor infers about the tools and machine around the process
+ * (emulators, tracers, hypervisor, the kernel command line), on top of the
+ * facts every command shares (struct host_facts: seccomp, time namespace,
+ * clocksource, maps).
+ */
+struct doctor_env {
+	/* The kernel command line and what it says about the vDSO and clocks. */
+	bool cmdline_readable;
+	char cmdline[1024];
+	char cmdline_vdso[32];        /* "vdso=0", "vdso32=0", … or ""          */
+	char cmdline_clocksource[48]; /* "clocksource=hpet" or ""                */
+
+	/* Three places that show the vDSO: the auxv the libc saw, the file, the maps. */
+	bool auxv_file_readable, auxv_file_has_vdso;
+	bool maps_readable, maps_has_vdso, maps_has_vvar;
+
+	/* Tools that hide or replace the vDSO. */
+	bool valgrind;
+	char valgrind_evidence[2][200];
+	bool qemu_user;
+	unsigned qemu_evidence_count;
+	char qemu_evidence[4][200];
+	bool rr;
+	char rr_evidence[200];
+	const char *emulator;          /* "qemu-user", "valgrind", "rr" or NULL: the JSON's */
+
+	/* The instruction set /proc/cpuinfo describes ("x86", "arm", …, "" unknown). */
+	char cpuinfo_family[16];
+	/* Ours, the same way. */
+	char build_family[16];
+	char hypervisor[128];          /* "KVM", "QEMU"… or "" (bare metal or unknown) */
+};
+
+/* Reads them (doctor_env.c): from /proc and /sys only. */
+void doctor_env_read(struct doctor_env *env, const struct host_facts *host);
+
+/* The family of a machine or arch name: "x86" for i686/x86_64, "arm" for arm/aarch64, … */
+const char *arch_family(const char *name);
+
 #endif /* VDSOKIT_CLI_HOST_H */

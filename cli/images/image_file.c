@@ -36,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "checks/checks.h"
+#include "cli.h"
 #include "vdsokit.h"
 #include "output/output.h"
 #include "host/host.h"
@@ -408,5 +408,6 @@ int use_image_file(const char *cmd, const char *path)
 				       "check the live one" : "");
 	}
 	image_path = path;
+	bench_clock_use_syscall();
 	return 0;
 }

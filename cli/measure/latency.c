@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "vdsokit.h"
+#include "output/output.h"
 #include "measure/measure.h"
 
 #if defined(__x86_64__) || defined(__i386__)

@@ -25,7 +25,7 @@
 #include "output/output.h"
 #include "images/images.h"
 #include "measure/measure.h"
-#include "checks/reference.h"
+#include "host/syscall_killed.h"
 #include "bare_entry.h"
 
 static const char *const path_names[BENCH_PATH_COUNT] = {
@@ -108,29 +108,6 @@ void json_route_members(struct json_writer *w, const struct vdsokit_route_info *
 	json_kv_string(w, "symbol", p->symbol);
 	json_kv_string(w, "version", p->version);
 	json_kv_string(w, "syscall", p->syscall);
-}
-
-double bench_clock_ns(clockid_t clock)
-{
-	/*
-	 * Not the C library's clock_gettime: an object preloaded in front of it
-	 * (libfaketime, a test shim) can stop it, and every deadline on it would
-	 * then hang.  The library's own, which nothing can interpose; but the
-	 * syscall when --image runs a file's code in the library's place, as
-	 * that code is what is under test.  A clock that cannot be read reads
-	 * 0: frozen, which every loop on it is bounded against.
-	 */
-	struct vdsokit_timespec ts = { 0, 0 };
-	if (cli_image_path())
-		vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, clock, &ts);
-	else
-		vdsokit_clock_gettime(clock, &ts);
-	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-double bench_now_ns(void)
-{
-	return bench_clock_ns(CLOCK_MONOTONIC);
 }
 
 void bench_deadline_start(struct bench_deadline *d, double seconds)
@@ -447,7 +424,7 @@ static bool probe(const struct bench_case *c, enum bench_path path, long *result
 	 * kernel.
 	 */
 	struct vdsokit_route_info route_info;
-	if (reference_killed(c->func) &&
+	if (syscall_killed(c->func) &&
 	    (path == BENCH_SYSCALL || bench_case_path(c, &route_info) != 0 ||
 	     route_info.route == VDSOKIT_ROUTE_SYSCALL || route_info.route == VDSOKIT_ROUTE_VDSO_KERNEL ||
 	     route_info.reason == VDSOKIT_REASON_ENTRY_IS_SYSCALL)) {

@@ -128,13 +128,7 @@ bench_loop *bench_loop_of(const struct bench_case *c, enum bench_path path);
 long bench_call_once(const struct bench_case *c, enum bench_path path);
 /* Pins the calling thread to cpu: 0 or a negative errno. */
 int bench_pin_to_cpu(int cpu);
-/*
- * A clock in ns that no preloaded object can replace: the library's (the
- * syscall's under --image).  0 when it cannot be read.
- */
-double bench_clock_ns(clockid_t clock);
-/* CLOCK_MONOTONIC in ns, as bench_clock_ns. */
-double bench_now_ns(void);
+/* bench_clock_ns and bench_now_ns, the tool's clock: output/output.h. */
 /* Whether bench_now_ns() stood still over BENCH_CLOCK_STILL_READS reads. */
 bool bench_clock_frozen(void);
 /*
@@ -158,7 +152,7 @@ void bench_deadline_start(struct bench_deadline *d, double seconds);
 bool bench_deadline_passed(struct bench_deadline *d);
 
 /*
- * report's quick benchmark (commands/report.c), shared with metrics: the calls
+ * report's quick benchmark (quick.c), shared with metrics: the calls
  * people make most (clock_gettime of REALTIME, MONOTONIC, MONOTONIC_COARSE
  * and PROCESS_CPUTIME_ID, gettimeofday, time, getcpu, the thread pointer,
  * getrandom(16)), through the library and the raw syscall.  A refused
@@ -178,7 +172,7 @@ void report_quick_measure(struct quick_row rows[QUICK_COUNT], double seconds);
 /*
  * How libvdsokit serves each function, and each clock id 0-11 of the clock
  * functions: the routes report shows in text and JSON and metrics exports,
- * listed once (commands/report.c).  refused: the error the library's call
+ * listed once (quick.c).  refused: the error the library's call
  * of a function that is not per clock failed with in the quick benchmark
  * (rows, NULL when none ran), 0 if none; what was measured overrides the
  * route the library names.

@@ -9,6 +9,7 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <math.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -16,7 +17,6 @@
 #include "cli.h"
 #include "vdsokit.h"
 #include "output/output.h"
-#include "checks/reference.h"
 
 /*
  * The environment's LC_CTYPE codeset, read once: setlocale(LC_CTYPE, "")
@@ -164,6 +164,22 @@ bool clock_id_parse(const char *text, long *clock)
 	return true;
 }
 
+clockid_t cpu_clock_id(pid_t pid, bool per_thread, enum cpu_clock_kind kind)
+{
+	/* Computed unsigned: shifting a negative int is undefined in C. */
+	unsigned id = (~(unsigned)pid << 3) | (per_thread ? 4u : 0u) | (unsigned)kind;
+	return (clockid_t)id;
+}
+
+int64_t timespec_ns(const struct vdsokit_timespec *ts)
+{
+	if (ts->tv_sec > INT64_MAX / 1000000000 - 1)
+		return INT64_MAX;
+	if (ts->tv_sec < INT64_MIN / 1000000000 + 1)
+		return INT64_MIN;
+	return ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
 /* The library's names for its functions, "?" for a value it does not know. */
 const char *cli_func_name(enum vdsokit_func fn)
 {
@@ -200,7 +216,7 @@ const char *errno_name(int error)
 	};
 	static __thread char other[16];
 	if (error == -REFERENCE_KILLED)
-		return "SIGSYS";   /* not an errno: the syscall is killed (checks/reference.h) */
+		return "SIGSYS";   /* not an errno: the syscall is killed (output.h) */
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (names[i].value == error)
 			return names[i].name;
@@ -208,7 +224,24 @@ const char *errno_name(int error)
 	return other;
 }
 
+const char *signal_name(int sig, char *buf, size_t size)
+{
+	/* Those a bad pointer, a hang guard or a sandbox can produce. */
+	static const struct { int sig; const char *name; } names[] = {
+		{ SIGSEGV, "SIGSEGV" }, { SIGBUS, "SIGBUS" }, { SIGILL, "SIGILL" },
+		{ SIGFPE, "SIGFPE" }, { SIGABRT, "SIGABRT" }, { SIGKILL, "SIGKILL" },
+		{ SIGSYS, "SIGSYS" }, { SIGTRAP, "SIGTRAP" }, { SIGALRM, "SIGALRM" },
+		{ SIGTERM, "SIGTERM" }, { SIGXCPU, "SIGXCPU" },
+	};
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].sig == sig)
+			return names[i].name;
+	snprintf(buf, size, "SIG%d", sig);
+	return buf;
+}
+
 bool syscall_refused(long result)
 {
-	return reference_refused(result);
+	return result == -EPERM || result == -EACCES || result == -ENOSYS ||
+	       result == REFERENCE_KILLED;
 }

@@ -13,8 +13,26 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "vdsokit.h"
+
+/*
+ * The tool's messages (messages.c), for every command and layer.
+ * "vdsokit CMD: INPUT: reason\n" on stderr (INPUT may be NULL:
+ * "vdsokit CMD: reason").  Returns CLI_EXIT_USAGE so callers can write
+ * `return cli_error(...)`.
+ */
+int cli_error(const char *cmd, const char *input, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* "vdsokit CMD: reason\nTry 'vdsokit CMD --help'.\n"; returns CLI_EXIT_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* "vdsokit CMD: warning: ...": something was skipped but the run goes on. */
+void cli_warning(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* 0, or the errno of a write to stream that failed (flushing it first). */
+int cli_stream_error(FILE *stream);
 
 /*
  * Progress of long work (progress.c): one line on stderr that is redrawn
@@ -33,6 +51,17 @@ void progress_clear(void);
 /* progress_clear() for a signal handler: one write(2), only in the drawing process. */
 void progress_erase_from_signal(void);
 void progress_end(void);
+
+/*
+ * The clock the tool times itself with (clock.c): in ns, and one that no
+ * preloaded object can replace: the library's, or the syscall's once
+ * bench_clock_use_syscall() is called (an --image file runs in the
+ * library's place).  0 when it cannot be read.
+ */
+double bench_clock_ns(clockid_t clock);
+/* CLOCK_MONOTONIC in ns, as bench_clock_ns. */
+double bench_now_ns(void);
+void bench_clock_use_syscall(void);
 
 /*
  * A file the tool writes (dump -o, --svg): output_file.c says how it never
@@ -281,13 +310,25 @@ const char *fmt_duration_ns(char *buf, size_t size, double ns);
 /* "5.4×", "102×"; "-" for NaN. */
 const char *fmt_ratio(char *buf, size_t size, double ratio);
 
-/* "EINVAL", "EFAULT" …; "E<n>" for the rare ones. */
-const char *errno_name(int error);
 /*
- * Whether a call's result is a refusal rather than an answer: -EPERM,
- * -EACCES or -ENOSYS, which no valid call of the vDSO's functions or
- * their syscalls returns, but a seccomp filter or a sandbox does.  Such a
- * result is reported as the error it is, never timed or compared.
+ * Not an errno: a reference call's result where a seccomp filter kills its
+ * syscall (SECCOMP_RET_KILL, systemd's SystemCallFilter= default).  The
+ * syscall is then never made: the tool learns it from a child that made
+ * it once and died by SIGSYS (checks/reference.h).  syscall_refused counts
+ * it as a refusal, errno_name says "SIGSYS".
+ */
+#define REFERENCE_KILLED (-4095)
+
+/* "EINVAL", "EFAULT" …; "E<n>" for the rare ones; "SIGSYS" for REFERENCE_KILLED. */
+const char *errno_name(int error);
+/* "SIGSEGV", "SIGBUS", …; "SIG<n>" for the rare ones. */
+const char *signal_name(int sig, char *buf, size_t size);
+/*
+ * Whether a call's result (0 / a value / -errno) is a refusal rather than
+ * an answer: -EPERM, -EACCES or -ENOSYS, which no valid call of the vDSO's
+ * functions or their syscalls returns, but a seccomp filter or a sandbox
+ * does, or REFERENCE_KILLED.  Such a result is reported as the error it
+ * is, never timed or compared.
  */
 bool syscall_refused(long result);
 
@@ -295,6 +336,17 @@ bool syscall_refused(long result);
 const char *clock_id_name(char *buf, size_t size, long clock);
 /* Accepts a name (any case, with or without "CLOCK_") or a number. */
 bool clock_id_parse(const char *text, long *clock);
+
+/*
+ * The kernel's CPU-time clock ids (include/linux/posix-timers.h): the pid
+ * complemented and shifted left by 3, a thread flag (4) and the clock kind
+ * (0 PROF, 1 VIRT, 2 SCHED) in the low bits.  pid 0 means "myself".
+ */
+enum cpu_clock_kind { CPUCLOCK_KIND_PROF = 0, CPUCLOCK_KIND_VIRT = 1, CPUCLOCK_KIND_SCHED = 2 };
+clockid_t cpu_clock_id(pid_t pid, bool per_thread, enum cpu_clock_kind kind);
+
+/* Nanoseconds of a timespec, saturating instead of overflowing. */
+int64_t timespec_ns(const struct vdsokit_timespec *ts);
 
 /*
  * The tool's names for the library's functions ("clock_gettime", …,

@@ -19,7 +19,6 @@
 
 #include "cli.h"
 #include "output/output.h"
-#include "measure/measure.h"
 
 #define REDRAW_NS 200e6
 

@@ -16,6 +16,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "output/output.h"
 #include "measure/measure.h"
 #include "../tap.h"
 
