@@ -146,7 +146,7 @@ static bool frozen_evidence(struct doctor_finding *f)
 	if (ts1.tv_sec == ts0.tv_sec && ts1.tv_nsec == ts0.tv_nsec) {
 		doctor_evidence(f, "the C library's clock_gettime(MONOTONIC) read %lld.%09ld s before "
 				"and after %s of libvdsokit's: it stands still",
-				(long long)ts0.tv_sec, ts0.tv_nsec, span);
+				(long long)ts0.tv_sec, (long)ts0.tv_nsec, span);
 		frozen = true;
 	}
 	if (tv1.tv_sec == tv0.tv_sec && tv1.tv_usec == tv0.tv_usec) {
