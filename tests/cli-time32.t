@@ -17,7 +17,10 @@ export LC_ALL
 
 cli=$build/i686/vdsokit
 sandbox=$build/i686/tests/tools/sandbox-run
+# All of them (as Linux 7.3 without the option), and as 6.12 has it: the
+# compat gettimeofday stays (kernel/time/time.c keeps it under CONFIG_COMPAT).
 time32=time,gettimeofday,clock_gettime,clock_getres,futex,clock_nanosleep,nanosleep
+time32_612=time,clock_gettime,clock_getres,futex,clock_nanosleep,nanosleep
 if [ ! -x "$cli" ] || [ ! -x "$sandbox" ]; then
 	echo "1..0 # SKIP no i386 build at $build/i686 (i686-linux-gnu-gcc-12, make check)"
 	exit 0
@@ -63,7 +66,17 @@ fi
 in_time32 doctor --json
 json_check "doctor says the kernel has no 32-bit time syscalls, and what it means" "$tmp/out" \
 	'any(.findings[]; .id == "no-time32-syscalls" and (.action | test("futex")) and
-	     any(.evidence[]; test("clock_gettime64 works")))'
+	     any(.evidence[]; test("clock_gettime, clock_getres, gettimeofday, time, futex; clock_gettime64 works")))'
+
+"$sandbox" --errno ENOSYS "$time32_612" -- "$cli" doctor --json >"$tmp/out" 2>/dev/null
+json_check "doctor says it too where gettimeofday stays, as on the y2038 guest's 6.12" "$tmp/out" \
+	'any(.findings[]; .id == "no-time32-syscalls" and
+	     any(.evidence[]; test("ENOSYS: clock_gettime, clock_getres, time, futex;")) and
+	     any(.evidence[]; test("still there: gettimeofday")))'
+
+"$sandbox" --errno ENOSYS clock_gettime,time -- "$cli" doctor --json >"$tmp/out" 2>/dev/null
+json_check "a filter refusing only some of them is not such a kernel" "$tmp/out" \
+	'all(.findings[]; .id != "no-time32-syscalls")'
 
 # The same program on the host's kernel: no such finding.
 "$cli" doctor --json >"$tmp/out" 2>/dev/null

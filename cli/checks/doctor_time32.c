@@ -9,6 +9,7 @@
  * program ("The futex facility returned an unexpected error code").
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -50,17 +51,29 @@ void doctor_check_time32(struct doctor_report *r)
 		{ "futex", errno_of(syscall(SYS_futex, &word, 1 | 128, 1, NULL, NULL, 0)) },
 	};
 	int time64 = errno_of(syscall(SYS_clock_gettime64, CLOCK_MONOTONIC, buf));
-	unsigned missing = 0, count = sizeof(calls) / sizeof(calls[0]);
-	for (unsigned i = 0; i < count; i++)
-		missing += calls[i].error == ENOSYS;
-	/* Some present: a kernel with them (a filter refusing a few is seccomp's finding). */
-	if (missing < count || time64 != 0)
+	unsigned count = sizeof(calls) / sizeof(calls[0]);
+	/*
+	 * The kernel's mark is clock_gettime, clock_getres and futex with
+	 * 32-bit time all missing beside a working clock_gettime64; time and
+	 * gettimeofday vary (6.12 keeps the compat gettimeofday without the
+	 * option).  Fewer missing is a filter refusing a few: seccomp's finding.
+	 */
+	if (time64 != 0 || calls[0].error != ENOSYS || calls[1].error != ENOSYS ||
+	    calls[count - 1].error != ENOSYS)
 		return;
+	char missing[96] = "", present[64] = "";
+	for (unsigned i = 0; i < count; i++) {
+		char *list = calls[i].error == ENOSYS ? missing : present;
+		size_t size = calls[i].error == ENOSYS ? sizeof(missing) : sizeof(present);
+		size_t used = strlen(list);
+		snprintf(list + used, size - used, "%s%s", used ? ", " : "", calls[i].name);
+	}
 	struct doctor_finding *f = doctor_finding_add(r, "no-time32-syscalls", SEVERITY_WARNING,
 		"this kernel has no 32-bit time syscalls (CONFIG_COMPAT_32BIT_TIME off): 32-bit "
 		"programs built with 32-bit time_t, and glibc's lock waits, fail here");
-	doctor_evidence(f, "the time32 syscalls return ENOSYS: clock_gettime, clock_getres, "
-			"%sfutex; clock_gettime64 works", count > 3 ? "gettimeofday, time, " : "");
+	doctor_evidence(f, "the time32 syscalls return ENOSYS: %s; clock_gettime64 works", missing);
+	if (present[0])
+		doctor_evidence(f, "still there: %s (with 32-bit seconds)", present);
 	doctor_evidence(f, "libvdsokit needs none of them: it takes clock_gettime64 and the "
 			"vDSO's 64-bit-time entries");
 	doctor_action(f, "a 32-bit program here must use 64-bit time_t (_TIME_BITS=64) and a C "
