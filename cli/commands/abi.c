@@ -776,17 +776,28 @@ int cmd_abi(int argc, char **argv)
 		fprintf(stderr, "%s abi: %u case%s could not be run (first: %s)\n", CLI_PROGRAM,
 			not_run, not_run == 1 ? "" : "s", why);
 	}
-	unsigned unanswered = 0;
+	/* ENOSYS is a kernel without the syscall as often as a filter: said apart. */
+	unsigned missing = 0, refused = 0;
 	for (unsigned i = 0; i < count; i++)
-		unanswered += fallback_refused(&results[i], PATH_VDSO);
-	if (unanswered) {
-		fflush(stdout);
+		if (fallback_refused(&results[i], PATH_VDSO)) {
+			if (results[i].paths[PATH_VDSO].value == -ENOSYS)
+				missing++;
+			else
+				refused++;
+		}
+	fflush(stdout);
+	if (missing)
+		fprintf(stderr, "%s abi: %u case%s not compared: the vDSO entry's own fallback "
+			"syscall returned ENOSYS (not in this kernel, as the 32-bit time ones "
+			"without CONFIG_COMPAT_32BIT_TIME, or refused so by a filter), so it "
+			"returned that, not an answer of its own\n", CLI_PROGRAM, missing,
+			missing == 1 ? "" : "s");
+	if (refused)
 		fprintf(stderr, "%s abi: %u case%s not compared: the vDSO entry's own fallback "
 			"syscall is refused here (a seccomp filter), so it returned the refusal, "
-			"not an answer of its own\n", CLI_PROGRAM, unanswered,
-			unanswered == 1 ? "" : "s");
-	}
-		/* With --image the "vDSO" path is the file's code: the warning names it. */
+			"not an answer of its own\n", CLI_PROGRAM, refused,
+			refused == 1 ? "" : "s");
+	/* With --image the "vDSO" path is the file's code: the warning names it. */
 	char vdso_who[PATH_MAX + 32] = "the raw vDSO";
 	if (cli_image_path())
 		snprintf(vdso_who, sizeof(vdso_who), "the image %s", text_shown(cli_image_path()));
