@@ -298,7 +298,7 @@ int main(void)
 	if (time32 == 0)
 		diag("this kernel has no 32-bit-time syscalls for this ABI (CONFIG_COMPAT_32BIT_TIME off)");
 
-	/* Initialised first: its one getpid (src/vdso.c) is not a time call's. */
+	/* Initialised first: the resolution is no time call's work. */
 	vdsokit_init();
 	void *shared = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	seen = shared == MAP_FAILED ? NULL : shared;

@@ -202,14 +202,10 @@ target_info() {
 		if [ "$1" = y2038-i386 ]; then
 			t_arch=i386 t_triple=i686-linux-gnu
 			t_about="QEMU pc, linux-source-6.12 allnoconfig + fragment without COMPAT_32BIT_TIME, i386 static userland (vdso32)"
-			# What needs the 32-bit-time syscalls this kernel lacks.
-			# Upstream's selftests compare the vDSO's clock_getres
+			# What needs the 32-bit-time syscalls this kernel lacks:
+			# upstream's selftests compare the vDSO's clock_getres
 			# with SYS_clock_getres, 32-bit time on i386 (ENOSYS,
 			# ignored: the resolution they print is the stack's).
-			# vdsokit verify dies at its threads' first futex wait
-			# (glibc's, docs/kernel-findings.md#futex-time32), and
-			# abi's reference for time() is SYS_time (ENOSYS): the
-			# CLI is to take the time64 syscalls and probe futexes.
 			t_todo="kselftest vdso_test_abi: __vdso_clock_getres|kselftest vdso_test_clock_getres: whole program"
 			t_todo_why="no 32-bit-time syscalls here: the 6.12 selftests' reference is SYS_clock_getres (32-bit time, ENOSYS)"
 		else
