@@ -165,6 +165,32 @@ foreign_check "$top/tests/qemu/images/s390x.so" s390x 64 big
 foreign_check "$top/tests/qemu/images/armhf.so" arm 32 little
 foreign_check "$build/images/m68k/both.so" m68k 32 big
 
+# Linux 7.2's robust-futex unlock helpers, which the library never calls,
+# are listed by name: the 64-bit-list one of x86_64's vDSO, the 32-bit one
+# of the i386 image with 7.3's set; info --image lists the first too.
+robust_check() { # IMAGE NAME
+	if [ ! -f "$1" ]; then
+		skip "$2 listed by name: no image $1 (make images)"
+		return
+	fi
+	"$vdsokit" inspect "$1" >"$tmp/robust.txt" 2>&1
+	if grep -Eq "FUNC +GLOBAL +DEFAULT +[0-9]+ +$2@@LINUX_2\.6\$" "$tmp/robust.txt"; then
+		ok "inspect $(basename "$(dirname "$1")")/$(basename "$1") lists $2 by name"
+	else
+		not_ok "inspect $(basename "$(dirname "$1")")/$(basename "$1") lists $2 by name"
+	fi
+}
+robust_check "$build/images/x86_64/v72.so" __vdso_futex_robust_list64_try_unlock
+robust_check "$build/images/i386/v73y2038.so" __vdso_futex_robust_list32_try_unlock
+if [ "$(uname -m)" = x86_64 ] && [ -f "$build/images/x86_64/v72.so" ]; then
+	"$vdsokit" info --image "$build/images/x86_64/v72.so" >"$tmp/robust.txt" 2>&1
+	if grep -q ' __vdso_futex_robust_list64_try_unlock@@LINUX_2\.6$' "$tmp/robust.txt"; then
+		ok "info --image lists __vdso_futex_robust_list64_try_unlock by name"
+	else
+		not_ok "info --image lists __vdso_futex_robust_list64_try_unlock by name"
+	fi
+fi
+
 # --- bad input: exit 2, file and reason on stderr, nothing on stdout -------
 run inspect "$tmp/does-not-exist.so"
 expect_error "inspect a missing file" 2 "^vdsokit inspect: $tmp/does-not-exist.so: No such file or directory$"

@@ -41,6 +41,10 @@
 # define NAME_GETCPU_PLAIN getcpu
 # define NAME_GETRANDOM __vdso_getrandom
 # define NAME_GETRANDOM_PLAIN getrandom
+/* 7.2's robust-futex unlock helper for 64-bit lists (the "v72" variant); the library calls none. */
+# ifdef WITH_FUTEX_ROBUST
+#  define NAME_FUTEX_ROBUST64 __vdso_futex_robust_list64_try_unlock
+# endif
 #elif defined(__i386__)
 # define IMAGE_ARCH i386
 # define IMAGE_NODE LINUX_2.6
