@@ -406,10 +406,11 @@ int vdsokit__clock_gettime_wrapped(clockid_t clock, struct vdsokit_timespec *ts)
 int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res);
 
 /*
- * MIPS kernels' vDSOs answer -ENOSYS for "ask the kernel" (a clocksource
- * they cannot read); the call then makes the syscall.  Every other vDSO
- * makes the syscall itself where it must: its answer is the answer, and the
- * inline call is a tail call.
+ * For tools that call vDSO entries themselves: MIPS vDSOs before the
+ * generic one of Linux 5.4 answer -ENOSYS for "ask the kernel" (a clock they
+ * cannot read).  The routes below never hold such an entry (the library
+ * puts it behind its own function, which asks), so every entry a route
+ * holds answers for itself and the inline call is a tail call.
  */
 #if defined(__mips__)
 #define VDSOKIT__VDSO_MAY_DECLINE 1
@@ -426,7 +427,7 @@ int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res)
 
 /*
  * clock_gettime and clock_getres alike: a clock in the route's mask goes to
- * its function (on MIPS, whose -ENOSYS goes to the syscall); then, on ILP32
+ * its function, whose answer is the answer; then, on ILP32
  * ABIs, a clock in the 32-bit-time route's mask to that entry, its seconds
  * widened (wrapped ones to wrapped_fn); anything else to other_fn, the
  * library's full function.
@@ -438,23 +439,23 @@ vdsokit__clock_inline(const struct vdsokit__clock_route *route, const struct vds
 		      int (*other_fn)(clockid_t, struct vdsokit_timespec *), clockid_t clock,
 		      struct vdsokit_timespec *ts)
 {
+	/*
+	 * One call, through the pointer chosen: a tail call (MIPS PIC code
+	 * can tail-call a pointer it loaded, not a function by its name).
+	 */
+	int (*fn)(clockid_t, struct vdsokit_timespec *) = other_fn;
 	uint32_t clocks = __atomic_load_n(&route->clocks, __ATOMIC_RELAXED);
-	if (__builtin_expect((clocks >> ((unsigned)clock & 31)) & 1, 1)) {
-		int r = __atomic_load_n(&route->fn, __ATOMIC_RELAXED)(clock, ts);
-		if (!VDSOKIT__VDSO_MAY_DECLINE || __builtin_expect(r != -ENOSYS, 1))
-			return r;
-		return syscall_fn(clock, ts);
-	}
+	if (__builtin_expect((clocks >> ((unsigned)clock & 31)) & 1, 1))
+		fn = __atomic_load_n(&route->fn, __ATOMIC_RELAXED);
 #ifdef VDSOKIT__INLINE_TIME32
-	clocks = __atomic_load_n(&route32->clocks, __ATOMIC_RELAXED);
-	if (__builtin_expect((clocks >> ((unsigned)clock & 31)) & 1, 1)) {
+	else if ((__atomic_load_n(&route32->clocks, __ATOMIC_RELAXED) >> ((unsigned)clock & 31)) & 1) {
 		/* Clocks are stored after the entry: a NULL one is a stale read, for the library. */
-		int (*fn)(clockid_t, struct vdsokit__timespec32 *) =
+		int (*fn32)(clockid_t, struct vdsokit__timespec32 *) =
 			__atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
-		if (__builtin_expect(fn != 0, 1)) {
+		if (__builtin_expect(fn32 != 0, 1)) {
 			struct vdsokit__timespec32 t32;
 			/* NULL as the library passes it: the entry's own answer. */
-			int r = fn(clock, ts ? &t32 : (struct vdsokit__timespec32 *)0);
+			int r = fn32(clock, ts ? &t32 : (struct vdsokit__timespec32 *)0);
 			if (__builtin_expect(r == 0, 1)) {
 				if (ts) {
 					if (__builtin_expect(t32.tv_sec < 0, 0))
@@ -473,8 +474,9 @@ vdsokit__clock_inline(const struct vdsokit__clock_route *route, const struct vds
 #else
 	(void)route32;
 	(void)wrapped_fn;
+	(void)syscall_fn;
 #endif
-	return other_fn(clock, ts);
+	return fn(clock, ts);
 }
 
 #ifdef VDSOKIT__INLINE_TIME32

@@ -20,9 +20,10 @@
  *                             or clock_getres_time64 (arm)
  *   arch_syscall_thread_pointer()  when ARCH_HAS_SYSCALL_TP is 1: the
  *                             kernel's record of the thread pointer
- *   ARCH_VDSO_MAY_DECLINE     1 when the vDSO answers -ENOSYS for "ask the
- *                             kernel" (mips): the call then makes the syscall;
- *                             elsewhere the vDSO makes it itself
+ *   ARCH_VDSO_MAY_DECLINE     1 when an old vDSO answers -ENOSYS for "ask the
+ *                             kernel" (mips before 5.4): src/vdso.c puts its
+ *                             clock_gettime behind the library's function;
+ *                             elsewhere the vDSO makes the syscall itself
  *   ARCH_VDSO_GETCPU_IS_SYSCALL  1 when the vDSO's getcpu only makes the
  *                             syscall (riscv): the library makes it directly
  *   ARCH_HAS_SYSINFO          1 when arch_syscall4 calls the kernel's entry

@@ -65,6 +65,11 @@ void vdsokit_lib_ensure_resolved(void);
 /* The header's and the library's rule must be one. */
 _Static_assert(ARCH_VDSO_MAY_DECLINE == VDSOKIT__VDSO_MAY_DECLINE, "one rule for a vDSO's -ENOSYS");
 
+#if ARCH_VDSO_MAY_DECLINE
+/* A MIPS clock_gettime entry that may decline, called with the syscall behind it (src/time.c). */
+int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec *ts);
+#endif
+
 /* Whether the vDSO's answer r sends the call to the syscall: -ENOSYS, where the vDSO declines so. */
 static inline int vdso_declined(long r)
 {

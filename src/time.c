@@ -118,8 +118,7 @@ static inline int call_clock32(int (*fn)(clockid_t, struct vdsokit__timespec32 *
 
 /*
  * What the header's inline code does, for the library's own calls: the
- * route's entry for a clock in its mask (on mips its -ENOSYS, "ask the
- * kernel", to the syscall); on 32-bit ABIs a 32-bit-time entry's route,
+ * route's entry for a clock in its mask, whose answer is the answer; on 32-bit ABIs a 32-bit-time entry's route,
  * whose wrap drops it and whose -ENOSYS (its fallback to a 32-bit-time
  * syscall that a y2038 kernel lacks, for a clock it cannot read) goes to the
  * syscall; any other clock to the syscall.
@@ -129,10 +128,7 @@ static inline int clock_routed(const struct vdsokit__clock_route *route,
 			       enum vdsokit_lib_sym sym32, clock_fn sys, clockid_t clock, struct vdsokit_timespec *ts)
 {
 	if (likely(clock_in(__atomic_load_n(&route->clocks, __ATOMIC_RELAXED), clock))) {
-		int r = call_clock64(__atomic_load_n(&route->fn, __ATOMIC_RELAXED), first, clock, ts);
-		if (likely(!vdso_declined(r)))
-			return r;
-		return sys(clock, ts);
+		return call_clock64(__atomic_load_n(&route->fn, __ATOMIC_RELAXED), first, clock, ts);
 	}
 	if (!ARCH_NATIVE_TIME64 && clock_in(__atomic_load_n(&route32->clocks, __ATOMIC_RELAXED), clock)) {
 		int (*fn)(clockid_t, struct vdsokit__timespec32 *) = __atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
@@ -178,6 +174,26 @@ int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res
 	vdsokit_lib_found();
 	return GETRES_ROUTED(clock, res);
 }
+
+#if ARCH_VDSO_MAY_DECLINE
+/*
+ * MIPS vDSOs before the generic one of Linux 5.4 (those without
+ * clock_getres) answer -ENOSYS for a clock they cannot read.  src/vdso.c
+ * puts their clock_gettime behind this function, so that no route's entry
+ * ever declines and the inlined call stays a tail call of the entry on
+ * every other kernel.  NULL entry: a resolution not yet seen here.
+ */
+int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec *ts)
+{
+	clock_fn entry = (clock_fn)(uintptr_t)vdsokit_lib_found()->addr[SYM_CLOCK_GETTIME];
+	if (likely(entry != NULL)) {
+		int r = entry(clock, ts);
+		if (likely(r != -ENOSYS))
+			return r;
+	}
+	return sys_clock_gettime(clock, ts);
+}
+#endif
 
 /* ---- public ---------------------------------------------------------- */
 

@@ -176,12 +176,32 @@ static void find_sysinfo(const void *base, size_t size)
 }
 #endif
 
+#if ARCH_VDSO_MAY_DECLINE
+/*
+ * Whether the 64-bit-time entry c may answer -ENOSYS, "ask the kernel": a
+ * MIPS vDSO from before the generic one of 5.4, which has no clock_getres.
+ * Its calls go through the library, which asks; no other route's entry
+ * ever declines, so the inlined call is a tail call of the entry.
+ */
+static int entry_may_decline(struct choice c)
+{
+	return c.sym == SYM_CLOCK_GETTIME && !__atomic_load_n(&found.addr[SYM_CLOCK_GETRES], __ATOMIC_RELAXED);
+}
+#endif
+
 /* A clock function's routes: its entry, stored before the clocks it serves. */
 static void publish_clock(struct vdsokit__clock_route *route64, struct vdsokit__clock32_route *route32,
 			  enum vdsokit_func fn)
 {
 	struct choice c = vdsokit_lib_choose(&found, fn);
 	uint32_t clocks = vdsokit_lib_vdso_clocks(fn);
+#if ARCH_VDSO_MAY_DECLINE
+	if (c.fn && c.time64 && entry_may_decline(c)) {
+		STORE(route64->fn, vdsokit_lib_clock_gettime_declining);
+		STORE(route64->clocks, clocks);
+		return;
+	}
+#endif
 	if (c.fn && c.time64) {
 		STORE(route64->fn, (int (*)(clockid_t, struct vdsokit_timespec *))(uintptr_t)c.fn);
 		STORE(route64->clocks, clocks);

@@ -25,7 +25,11 @@
  *                                 gettimeofday() must come from
  *                                 clock_gettime64, and no call may make a
  *                                 32-bit-time syscall, counted with
- *                                 lib/syscall-count.h where seccomp works).
+ *                                 lib/syscall-count.h where seccomp works),
+ *                                 or "pre54" (mips: a vDSO from before the
+ *                                 generic one of 5.4, whose clock_gettime
+ *                                 answers -ENOSYS for BOOTTIME: the library
+ *                                 must ask the syscall, calling the vDSO once).
  *
  * The values the fake functions return are documented in
  * tests/images/fake.c; the names below are this test's own copy of the
@@ -423,7 +427,7 @@ static int run_without_vdso(void)
 
 /* ---- the synthetic image ------------------------------------------------- */
 
-enum image_kind { KIND_CALLABLE, KIND_ONLY64, KIND_ONLY32, KIND_TIME64ONLY, KIND_V70, KIND_V73Y2038 };
+enum image_kind { KIND_CALLABLE, KIND_ONLY64, KIND_ONLY32, KIND_TIME64ONLY, KIND_V70, KIND_V73Y2038, KIND_PRE54 };
 
 /*
  * The 32-bit-time ABIs of the 2026 images (tests/images "v70", "v73y2038"):
@@ -492,8 +496,8 @@ static void check_gettime_through_image(clockid_t c, enum image_kind kind)
 		check_gettime_against_syscall(c, how);
 		return;
 	}
-	if (VDSOKIT__VDSO_MAY_DECLINE && c == CLOCK_BOOTTIME_ID) {
-		/* The mips fake says -ENOSYS: the library must retry with the syscall. */
+	if (kind == KIND_PRE54 && c == CLOCK_BOOTTIME_ID) {
+		/* The pre-5.4 mips fake says -ENOSYS: the library must ask the syscall. */
 		check_gettime_against_syscall(c, "image, -ENOSYS from the vDSO");
 		return;
 	}
@@ -547,7 +551,16 @@ static void check_image_paths(enum image_kind kind)
 			   (int)fast[i], Y2038_GETTIME64, names.node, path_text(&p));
 #endif
 			break;
+		case KIND_PRE54:
 		case KIND_ONLY32:
+			if (kind == KIND_PRE54 && !names.gettime32) {
+				/* n64: the native entry, 64-bit time, behind the library's function. */
+				ok(p.route == VDSOKIT_ROUTE_VDSO && str_eq(p.symbol, names.gettime) &&
+					   str_eq(p.version, names.node),
+				   "pre54: clock %d served by %s@%s: %s", (int)fast[i], names.gettime,
+				   names.node, path_text(&p));
+				break;
+			}
 			ok(p.route == VDSOKIT_ROUTE_VDSO && p.reason == VDSOKIT_REASON_TIME32 &&
 				      str_eq(p.symbol, names.gettime32) && str_eq(p.version, names.node),
 			      "time32only: the 32-bit entry %s@%s serves clock %d: %s", or_none(names.gettime32),
@@ -591,17 +604,21 @@ static void check_image_paths(enum image_kind kind)
 	int r = vdsokit_clock_gettime(CLOCK_INVALID_ID, &ts);
 	ok(r == -EINVAL, "image: clock_gettime(%d) is -EINVAL (got %d)", CLOCK_INVALID_ID, r);
 
+	if (kind == KIND_PRE54) {
+		/* The explicit vDSO path calls the entry alone: its -ENOSYS is the answer. */
+		r = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, CLOCK_BOOTTIME_ID, &ts);
+		ok(r == -ENOSYS, "pre54: via VDSO, clock_gettime(BOOTTIME) is the fake's -ENOSYS (got %d)", r);
+		vdsokit_route_of(VDSOKIT_FN_CLOCK_GETRES, CLOCK_MONOTONIC, &p);
+		ok(p.route == VDSOKIT_ROUTE_SYSCALL, "pre54: no clock_getres entry, getres by the %s",
+		   path_text(&p));
+	}
 	if (kind != KIND_CALLABLE)
 		return;
 
-	/* The explicit paths: the vDSO alone does not retry, the syscall is real. */
+	/* The explicit paths: the syscall is real. */
 	if (names.gettime) {
 		r = vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, CLOCK_BOOTTIME_ID, &ts);
-		if (VDSOKIT__VDSO_MAY_DECLINE)
-			ok(r == -ENOSYS, "image: via VDSO, clock_gettime(BOOTTIME) is the fake's -ENOSYS "
-			   "(got %d)", r);
-		else
-			ok(r == 0, "image: via VDSO, clock_gettime(BOOTTIME) is the fake's (got %d)", r);
+		ok(r == 0, "image: via VDSO, clock_gettime(BOOTTIME) is the fake's (got %d)", r);
 		struct vdsokit_timespec want = fake_gettime_value(CLOCK_MONOTONIC, names.gettime_is_time64);
 		if (kind == KIND_ONLY32)
 			want = fake_gettime_value(CLOCK_MONOTONIC, 0);
@@ -628,7 +645,7 @@ static void check_image_paths(enum image_kind kind)
  * powerpc's; nothing (the library's function, which converts) for a
  * 32-bit-time entry, which the program would call with the wrong layout.
  */
-static void check_inline_entry(void)
+static void check_inline_entry(enum image_kind kind)
 {
 #if defined(__x86_64__) && defined(__ILP32__)
 	const int defined_x32 = 1; /* x32's native entries take 64-bit time */
@@ -642,6 +659,10 @@ static void check_inline_entry(void)
 #ifdef VDSOKIT_INLINE_GETTIME
 	if (p.route != VDSOKIT_ROUTE_VDSO)
 		skip("the inlined clock_gettime: MONOTONIC is not on the vDSO here (%s)", path_text(&p));
+	else if (time64 && kind == KIND_PRE54)
+		ok(inlined != p.address && inlined != NULL,
+		   "pre54: the inlined clock_gettime calls the library, which asks the syscall after "
+		   "%s's -ENOSYS (%p, path_of %p)", p.symbol, inlined, p.address);
 	else if (time64)
 		ok(inlined == p.address, "the inlined clock_gettime calls %s itself (%p, path_of %p)",
 		   p.symbol, inlined, p.address);
@@ -651,6 +672,7 @@ static void check_inline_entry(void)
 		   "(64-bit route's clocks %#x)", p.symbol, vdsokit__routes_v2.gettime.clocks);
 #else
 	(void)time64;
+	(void)kind;
 	skip("no inlined clock_gettime on this ABI (powerpc: the library's own call sequence; %p)",
 	     inlined);
 #endif
@@ -658,16 +680,11 @@ static void check_inline_entry(void)
 
 static void check_enosys_calls_vdso_once(void)
 {
-	if (!VDSOKIT__VDSO_MAY_DECLINE) {
-		diag("no -ENOSYS retry: only mips' vDSO answers -ENOSYS for \"ask the kernel\"");
-		return;
-	}
 	struct vdsokit_route_info p;
 	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_BOOTTIME_ID, &p);
 	enum fake_entry entry = gettime_entry_of(p.symbol);
 	int counter = fake_counter_of(entry == FAKE_TIME64);
-	if (p.route != VDSOKIT_ROUTE_VDSO || entry == FAKE_NONE || entry == FAKE_NATIVE32 ||
-	    counter < 0) {
+	if (p.route != VDSOKIT_ROUTE_VDSO || entry == FAKE_NONE || counter < 0) {
 		/* Not a test: nothing to count on this architecture. */
 		diag("no -ENOSYS call count: no counting 64-bit-time fake serves BOOTTIME (%s)",
 		     path_text(&p));
@@ -1193,8 +1210,8 @@ static int run_with_image(const char *file, enum image_kind kind)
 	pin_to_current_cpu();
 
 	check_image_paths(kind);
-	check_inline_entry();
-	if (kind == KIND_CALLABLE)
+	check_inline_entry(kind);
+	if (kind == KIND_PRE54)
 		check_enosys_calls_vdso_once();
 	if (kind == KIND_ONLY32)
 		check_overflow_drops_time32_entry();
@@ -1249,6 +1266,8 @@ int main(int argc, char **argv)
 				kind = KIND_V70;
 			else if (strcmp(argv[3], "v73y2038") == 0)
 				kind = KIND_V73Y2038;
+			else if (strcmp(argv[3], "pre54") == 0)
+				kind = KIND_PRE54;
 			else if (strcmp(argv[3], "callable") != 0) {
 				fprintf(stderr, "callpath: unknown image kind '%s'\n", argv[3]);
 				return 2;
@@ -1256,6 +1275,6 @@ int main(int argc, char **argv)
 		}
 		return run_with_image(argv[2], kind);
 	}
-	fprintf(stderr, "usage: callpath [--image FILE [callable|only64|time32only|time64only|v70|v73y2038]]\n");
+	fprintf(stderr, "usage: callpath [--image FILE [callable|only64|time32only|time64only|v70|v73y2038|pre54]]\n");
 	return 2;
 }

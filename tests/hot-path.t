@@ -29,6 +29,19 @@ int inline_getcpu(unsigned *cpu) { return vdsokit_getcpu(cpu, 0); }
 int inline_getcpu_node(unsigned *cpu, unsigned *node) { return vdsokit_getcpu(cpu, node); }
 C
 
+# The floor of a call made through a pointer read from memory: a tail call,
+# no frame.  Where the header's inline clock calls have no 32-bit-time route
+# to widen (64-bit time: LP64 and x32), theirs must be the same: the vDSO
+# entry's answer is the answer, so nothing is left to do after the call.
+cat >"$tmp/tail.c" <<'C'
+#include "vdsokit.h"
+extern int (*volatile tail_fn)(int, struct vdsokit_timespec *);
+int tail_call(struct vdsokit_timespec *ts) { return tail_fn(1, ts); }
+#if defined(VDSOKIT_INLINE_GETTIME) && !defined(VDSOKIT__INLINE_TIME32)
+int inline_calls_time64;
+#endif
+C
+
 # barriers ARCH: the extended regex of that ABI's barrier and atomic instructions.
 barriers() {
 	atomics='<__(atomic|sync)_'
@@ -86,7 +99,7 @@ for target in x86_64-host $MATRIX_TARGETS; do
 	dir=$tmp/$t_arch
 	mkdir -p "$dir"
 	built=1
-	for src in src/time.c src/cpu.c src/random.c src/tp.c "$tmp/inline.c"; do
+	for src in src/time.c src/cpu.c src/random.c src/tp.c "$tmp/inline.c" "$tmp/tail.c"; do
 		# shellcheck disable=SC2086
 		if ! "$cc" $t_cflags -std=gnu11 -O2 -fstack-usage -Iinclude -Isrc -D_GNU_SOURCE \
 			-c "$src" -o "$dir/$(basename "$src" .c).o" 2>"$dir/cc.err"; then
@@ -127,6 +140,20 @@ for target in x86_64-host $MATRIX_TARGETS; do
 		not_ok "$t_arch: a frame over $limit bytes (the ABI's minimum + 64):$big"
 	else
 		ok "$t_arch: every public call's frame within $limit bytes:$frames"
+	fi
+	if nm "$dir/tail.o" 2>/dev/null | grep -q ' inline_calls_time64$'; then
+		floor=$(cat "$dir"/tail.su | awk -F'\t' '{ n = split($1, p, ":"); if (p[n] == "tail_call") print $2 }')
+		wide=""
+		for fn in inline_clock_gettime inline_clock_getres; do
+			frame=$(cat "$dir"/inline.su | awk -F'\t' -v f="$fn" '{ n = split($1, p, ":"); if (p[n] == f) print $2 }')
+			[ "$frame" = "$floor" ] || wide="$wide $fn=${frame:-?}"
+		done
+		if [ -n "$wide" ]; then
+			not_ok "$t_arch: the inlined clock calls are a tail call of the entry, no frame beyond a tail call's ($floor):$wide"
+			body "$objdump" "$dir/inline.o" inline_clock_gettime | head -20 | diag
+		else
+			ok "$t_arch: the inlined clock calls are a tail call of the entry: frame $floor, as a bare tail call's"
+		fi
 	fi
 done
 done_testing

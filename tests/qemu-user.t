@@ -7,12 +7,14 @@
 #   2. the architecture's "callable" synthetic image (tests/images) mapped
 #      flat and handed to the library with vdsokit_use_image(): the vDSO call
 #      path itself (calling convention, time64 preference and 32-bit
-#      overflow, -ENOSYS retry, powerpc CR0.SO, m68k thread pointer) runs on
-#      that architecture;
+#      overflow, powerpc CR0.SO, m68k thread pointer) runs on that
+#      architecture;
 #   3. arm "only64" (clock_gettime64 without clock_gettime: untrusted),
 #      arm "time64only" (the 64-bit entries with clock_getres_time64, as a
-#      kernel without COMPAT_32BIT_TIME has them: trusted) and i386
-#      "time32only" (32-bit entries only) images;
+#      kernel without COMPAT_32BIT_TIME has them: trusted), i386
+#      "time32only" (32-bit entries only) and mips "pre54" (a vDSO from
+#      before 5.4 that answers -ENOSYS for a clock: asked once, then the
+#      syscall) images;
 #   4. the 2026 images of the 32-bit-time ABIs (i386, arm, mips o32 and
 #      n32, ppc32): "v70" (Linux 7.0's entries) and "v73y2038" (7.3's
 #      without COMPAT_32BIT_TIME: no time32 entry).  qemu-user has no
@@ -195,6 +197,8 @@ while read -r arch cc imgdir qemu abi; do
 		arm)  run_tap "$where" $run "$prog" --image "$images/arm/only64.so" only64
 		      run_tap "$where" $run "$prog" --image "$images/arm/time64only.so" time64only ;;
 		i386) run_tap "$where" $run "$prog" --image "$images/i386/time32only.so" time32only ;;
+		mips64 | mipsn32 | mipso32)
+		      run_tap "$where" $run "$prog" --image "$images/$imgdir/pre54.so" pre54 ;;
 		esac
 		case $arch in
 		i386 | arm | mipso32 | mipsn32 | ppc32)

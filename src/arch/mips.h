@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * MIPS o32, n32 and n64: __vdso_* in LINUX_2.6.  o32 and n32 have 32-bit
- * time in the native entries and clock_gettime64 beside them.  Old kernels
- * return -ENOSYS from the vDSO for clocksources it cannot read (the
- * generic retry handles that).  Syscall errors come back in a3.
+ * time in the native entries and clock_gettime64 beside them.  Kernels
+ * before the generic vDSO of 5.4 return -ENOSYS from clock_gettime for a
+ * clock it cannot read (src/vdso.c, entry_may_decline).  Syscall errors
+ * come back in a3.
  */
 #if _MIPS_SIM == _ABIO32
 #define ARCH_NAME "mips-o32"
@@ -14,7 +15,7 @@
 #endif
 #define ARCH_ELF_MACHINE 8 /* EM_MIPS */
 
-/* Kernels before the generic vDSO answer -ENOSYS for a clocksource they cannot read. */
+/* Kernels before the generic vDSO (5.4) answer -ENOSYS for a clock they cannot read. */
 #define ARCH_VDSO_MAY_DECLINE 1
 
 #define ARCH_SYMBOLS {                                                 \

@@ -9,9 +9,10 @@
  *                   architectures clock 11 (TAI) gives tv_sec = -5, as an
  *                   overflowed 2038 value would;
  *   clock_gettime64 {0x640000 + c, 2000 + c};
- *   both            on mips -ENOSYS for clock 7 (BOOTTIME: "do the syscall",
- *                   as mips kernels answer for a clocksource they cannot
- *                   read), -EINVAL for a clock outside 0..11;
+ *   both            -EINVAL for a clock outside 0..11; in mips' "pre54"
+ *                   image -ENOSYS for clock 7 (BOOTTIME: "do the syscall",
+ *                   as mips kernels before the generic vDSO of 5.4 answer
+ *                   for a clock they cannot read);
  *   clock_getres    {0, 3} from a 32-bit-time entry, {0, 7} from a 64-bit one;
  *   gettimeofday    {0x33333, 0x444}, timezone {5, 0};
  *   time            FAKE_TIME_VALUE_WIDE where native time is 64-bit (but
@@ -105,7 +106,7 @@ static inline __attribute__((always_inline)) int fake_clock_error(int clock)
 {
 	if (clock < 0 || clock > FAKE_CLOCK_MAX)
 		return -FAKE_EINVAL;
-#ifdef __mips__
+#ifdef FAKE_DECLINES
 	if (clock == FAKE_CLOCK_BOOTTIME)
 		return -FAKE_ENOSYS;
 #endif
