@@ -133,6 +133,26 @@ elif have valgrind; then
 		not_ok "info under valgrind"
 		head -3 "$tmp/out" | diag
 	fi
+	# One reason, said alike by info, report and doctor (host/no_vdso.c).
+	info_why=$(sed -n 's/^AT_SYSINFO_EHDR: absent: //p' "$tmp/out")
+	valgrind -q "$vdsokit" report --no-bench >"$tmp/report" 2>/dev/null
+	report_why=$(sed -n '/^  vDSO /,/^$/p' "$tmp/report" | sed 's/^ *//' | tr '\n' ' ' |
+		sed 's/ *$//' | sed -n 's/.*likely reason: //p')
+	valgrind -q "$vdsokit" doctor --json >"$tmp/doctor.json" 2>/dev/null
+	doctor_why=$(jq -r '[.findings[].evidence[] | select(startswith("likely reason: "))][0] |
+		sub("^likely reason: "; "")' "$tmp/doctor.json" 2>/dev/null)
+	if [ -n "$info_why" ] && [ "$info_why" = "$report_why" ] && [ "$info_why" = "$doctor_why" ]; then
+		ok "info, report and doctor give one reason for the missing vDSO ($info_why)"
+	else
+		not_ok "info, report and doctor give one reason for the missing vDSO"
+		printf 'info:   %s\nreport: %s\ndoctor: %s\n' "$info_why" "$report_why" "$doctor_why" | diag
+	fi
+	if awk 'length > 79 { bad = 1 } END { exit bad }' "$tmp/report"; then
+		ok "report under valgrind fits 79 columns"
+	else
+		not_ok "report under valgrind fits 79 columns"
+		awk 'length > 79' "$tmp/report" | diag
+	fi
 else
 	skip "valgrind not installed"
 fi

@@ -37,20 +37,13 @@ struct doctor_finding {
 	char action[400];
 };
 
-/* Why no vDSO reached the process, the likeliest first (doctor_read_vdso). */
-enum doctor_no_vdso {
-	NO_VDSO_NONE,      /* a vDSO is mapped */
-	NO_VDSO_VALGRIND, NO_VDSO_QEMU_USER, NO_VDSO_LOADER, NO_VDSO_CMDLINE, NO_VDSO_ARCH,
-	NO_VDSO_UNKNOWN,
-};
-
 /* The vDSO doctor examines: the process's, or the --image file's. */
 struct doctor_vdso {
 	bool mapped;                  /* AT_SYSINFO_EHDR given to the process, or --image */
 	bool usable;                  /* the library accepted the image            */
 	unsigned long address;
 	size_t size;                  /* of the [vdso] mapping, 0 if unknown      */
-	enum doctor_no_vdso missing;  /* when !mapped                              */
+	enum no_vdso_reason missing;  /* when !mapped (host/no_vdso.c)             */
 };
 
 /* The current clocksource, and what a measurement says of its vDSO read. */
@@ -105,9 +98,6 @@ struct doctor_report {
 void doctor_read_vdso(struct doctor_report *r);
 void doctor_measure_clocksource(struct doctor_report *r, double seconds);
 void doctor_read_routes(struct doctor_report *r);
-
-/* "valgrind", "qemu-user", …: the JSON's vdso.missing_reason; NULL for NO_VDSO_NONE. */
-const char *doctor_no_vdso_id(enum doctor_no_vdso why);
 
 /* A vDSO read within this factor of the syscall's cost is the syscall. */
 #define DOCTOR_FALLBACK_RATIO 2.0

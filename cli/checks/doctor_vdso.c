@@ -12,58 +12,6 @@
 #include "checks/doctor.h"
 #include "output/output.h"
 
-/* Mainline kernels of these architectures map no vDSO at all. */
-static bool arch_without_vdso(const char *arch)
-{
-	static const char *const none[] = { "m68k", "alpha", "parisc", "sh", "microblaze",
-					    "openrisc", "arc", "csky", "xtensa", "hppa" };
-	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
-		if (strncmp(arch, none[i], strlen(none[i])) == 0)
-			return true;
-	return false;
-}
-
-/* The likely reason, and its id for the JSON, by enum doctor_no_vdso. */
-static const struct {
-	const char *id, *text;
-} no_vdso_reasons[] = {
-	[NO_VDSO_NONE] = { NULL, NULL },
-	[NO_VDSO_VALGRIND] = { "valgrind",
-		"running under valgrind, which does not pass the vDSO on to the program" },
-	[NO_VDSO_QEMU_USER] = { "qemu-user",
-		"running under qemu-user, which maps no vDSO for the emulated program" },
-	[NO_VDSO_LOADER] = { "loader",
-		"the kernel mapped a vDSO but AT_SYSINFO_EHDR did not reach the program "
-		"(a loader, tracer or sandbox removed it)" },
-	[NO_VDSO_CMDLINE] = { "cmdline", "the kernel was booted with the vDSO disabled" },
-	[NO_VDSO_ARCH] = { "arch", "mainline kernels of this architecture have no vDSO" },
-	[NO_VDSO_UNKNOWN] = { "unknown",
-		"unknown: a kernel built without a vDSO for this ABI (e.g. 32-bit compat "
-		"vDSO disabled), a sandbox such as gVisor, or an emulator not recognised" },
-};
-
-const char *doctor_no_vdso_id(enum doctor_no_vdso why)
-{
-	return no_vdso_reasons[why].id;
-}
-
-/* The likeliest reason first: a tool that hides the vDSO outranks the boot options. */
-static enum doctor_no_vdso why_no_vdso(const struct doctor_env *env)
-{
-	if (env->valgrind)
-		return NO_VDSO_VALGRIND;
-	if (env->qemu_user)
-		return NO_VDSO_QEMU_USER;
-	/* The kernel's own auxv shows the entry: a vdso=0 it ignored is no cause. */
-	if (env->auxv_file_has_vdso)
-		return NO_VDSO_LOADER;
-	if (env->cmdline_vdso[0])
-		return NO_VDSO_CMDLINE;
-	if (arch_without_vdso(vdsokit_arch_name()))
-		return NO_VDSO_ARCH;
-	return NO_VDSO_UNKNOWN;
-}
-
 void doctor_read_vdso(struct doctor_report *r)
 {
 	const struct host_facts *host = r->host;
@@ -83,7 +31,7 @@ void doctor_read_vdso(struct doctor_report *r)
 		v->size = img ? img->size : 0;
 		return;
 	}
-	v->missing = v->mapped ? NO_VDSO_NONE : why_no_vdso(&r->env);
+	v->missing = v->mapped ? NO_VDSO_NONE : no_vdso_reason_of(&r->env);
 }
 
 static unsigned symbol_count(void)
@@ -155,7 +103,7 @@ void doctor_check_vdso_rejected(struct doctor_report *r)
 }
 
 /* What to do about a missing vDSO, by its likely reason. */
-static void no_vdso_action(struct doctor_finding *f, enum doctor_no_vdso why,
+static void no_vdso_action(struct doctor_finding *f, enum no_vdso_reason why,
 			   const struct doctor_env *env)
 {
 	switch (why) {
@@ -204,5 +152,5 @@ void doctor_check_no_vdso(struct doctor_report *r)
 		doctor_evidence(f, "/proc/cmdline: %s",
 				env->cmdline_vdso[0] ? env->cmdline_vdso : "no vdso=0 option");
 	no_vdso_action(f, r->vdso.missing, env);
-	doctor_evidence(f, "likely reason: %s", no_vdso_reasons[r->vdso.missing].text);
+	doctor_evidence(f, "likely reason: %s", no_vdso_reason_text(r->vdso.missing));
 }

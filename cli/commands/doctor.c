@@ -134,7 +134,7 @@ static void json_vdso(struct json_writer *w, const struct doctor_report *r)
 		json_uint(w, v->size);
 	else
 		json_null(w);
-	json_kv_string(w, "missing_reason", doctor_no_vdso_id(v->missing));
+	json_kv_string(w, "missing_reason", no_vdso_reason_id(v->missing));
 	json_kv_string(w, "image_file", r->image_file);
 	json_object_end(w);
 }

@@ -170,25 +170,6 @@ static void print_functions_json(struct json_writer *w, const struct info_functi
 	json_array_end(w);
 }
 
-/*
- * Why the auxv names no vDSO.  valgrind and qemu-user run the program on
- * a kernel that mapped one for them and pass none on: valgrind is seen in
- * the LD_PRELOAD it sets for its vgpreload libraries (doctor looks closer),
- * and the kernel's data pages in the maps show a vDSO was mapped.
- */
-static const char *why_no_vdso(const struct vdso_mapping *maps, unsigned count)
-{
-	const char *preload = getenv("LD_PRELOAD");
-	if (preload && strstr(preload, "vgpreload"))
-		return "no vDSO in this process: running under valgrind, which hides it from "
-		       "the program";
-	for (unsigned i = 0; i < count; i++)
-		if (strncmp(maps[i].name, "[vvar", 5) == 0)
-			return "no vDSO in this process, although the kernel mapped its data pages "
-			       "([vvar]): an emulator or tool (valgrind, qemu-user) hides it";
-	return "the kernel mapped no vDSO (vdso=0, or an emulator such as qemu-user hides it)";
-}
-
 int cmd_info(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -221,7 +202,13 @@ int cmd_info(int argc, char **argv)
 	const struct vdso_mapping *maps = host.mappings;
 	unsigned map_count = host.mapping_count;
 
-	const char *absent_why = host.auxv_sysinfo_ehdr ? NULL : why_no_vdso(maps, map_count);
+	/* Why the auxv names no vDSO: doctor's reason (host/no_vdso.c). */
+	const char *absent_why = NULL;
+	if (!host.auxv_sysinfo_ehdr) {
+		struct doctor_env env;
+		doctor_env_read(&env, &host);
+		absent_why = no_vdso_reason_text(no_vdso_reason_of(&env));
+	}
 	measure_stack_use();
 	struct info_function functions[VDSOKIT_FN_COUNT];
 	info_functions(functions, img);

@@ -47,21 +47,48 @@ static const char *route_words(enum vdsokit_route route)
 	return "?";
 }
 
-/* Why no vDSO, in the terms an operator can act on. */
-static const char *no_vdso_reason(const struct host_facts *h, int init_result)
-{
-	if (h->auxv_sysinfo_ehdr == 0)
-		return "the kernel passed no AT_SYSINFO_EHDR: booted with vdso=0,\n"
-		       "                an architecture without a vDSO, or an emulator or tool\n"
-		       "                that hides it (qemu-user, valgrind)";
-	if (init_result == -ENOEXEC)
-		return "an image is mapped but libvdsokit rejected it as malformed";
-	return "libvdsokit could not use the mapped image";
-}
-
 #define ROUTE_PREFIX "  %-15s %-18s "
 #define ROUTE_PREFIX_WIDTH 37
 #define SCREEN_WIDTH 79
+#define VALUE_COLUMN 16
+
+/* text, its words wrapped at the screen's width: it starts at column, later lines at indent. */
+static void print_wrapped(const char *text, size_t column, size_t indent)
+{
+	for (bool first = true; *text; first = false) {
+		size_t word = strcspn(text, " ");
+		if (!first && column + 1 + word > SCREEN_WIDTH) {
+			printf("\n%*s", (int)indent, "");
+			column = indent;
+		} else if (!first) {
+			putchar(' ');
+			column++;
+		}
+		printf("%.*s", (int)word, text);
+		column += word;
+		text += word;
+		text += strspn(text, " ");
+	}
+	putchar('\n');
+}
+
+/* Why no vDSO serves the calls, in the terms an operator can act on (doctor's reasons). */
+static void print_no_vdso(const struct host_facts *h, int init_result)
+{
+	char text[320];
+	if (h->auxv_sysinfo_ehdr == 0) {
+		struct doctor_env env;
+		doctor_env_read(&env, h);
+		snprintf(text, sizeof(text), "none: the kernel passed no AT_SYSINFO_EHDR; likely reason: %s",
+			 no_vdso_reason_text(no_vdso_reason_of(&env)));
+	} else {
+		snprintf(text, sizeof(text), "none usable: %s",
+			 init_result == -ENOEXEC ? "an image is mapped but libvdsokit rejected it as malformed"
+						 : "libvdsokit could not use the mapped image");
+	}
+	printf("  vDSO          ");
+	print_wrapped(text, VALUE_COLUMN, VALUE_COLUMN);
+}
 
 /* Prints the clock names whose `fn` takes `route`, wrapped under the prefix. */
 static bool print_clocks_with_route(const struct report_route *routes, unsigned count,
@@ -371,7 +398,7 @@ int cmd_report(int argc, char **argv)
 		       "                %u libvdsokit functions\n", (unsigned long)(uintptr_t)img->data,
 		       img->size, img->symbol_count, served, (unsigned)VDSOKIT_FN_COUNT);
 	} else {
-		printf("  vDSO          none usable: %s\n", no_vdso_reason(&h, init_result));
+		print_no_vdso(&h, init_result);
 	}
 	printf("\n  The vDSO is a small library the kernel maps into every process so that\n"
 	       "  clock_gettime() and friends can run without entering the kernel.\n");

@@ -133,6 +133,19 @@ struct doctor_env {
 /* Reads them (doctor_env.c): from /proc and /sys only. */
 void doctor_env_read(struct doctor_env *env, const struct host_facts *host);
 
+/* Why no vDSO reached the process, the likeliest first (no_vdso.c). */
+enum no_vdso_reason {
+	NO_VDSO_NONE,      /* a vDSO is mapped */
+	NO_VDSO_VALGRIND, NO_VDSO_QEMU_USER, NO_VDSO_LOADER, NO_VDSO_CMDLINE, NO_VDSO_ARCH,
+	NO_VDSO_UNKNOWN,
+};
+/* From the facts doctor_env_read() gathered; for a process without AT_SYSINFO_EHDR. */
+enum no_vdso_reason no_vdso_reason_of(const struct doctor_env *env);
+/* "valgrind", "qemu-user", …: the JSON's; NULL for NO_VDSO_NONE. */
+const char *no_vdso_reason_id(enum no_vdso_reason why);
+/* The reason in a sentence, for an operator; NULL for NO_VDSO_NONE. */
+const char *no_vdso_reason_text(enum no_vdso_reason why);
+
 /* The family of a machine or arch name: "x86" for i686/x86_64, "arm" for arm/aarch64, … */
 const char *arch_family(const char *name);
 
