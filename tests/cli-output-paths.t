@@ -59,17 +59,18 @@ fi
 # up, no temporary left in the directory, the previous contents whole, a
 # symlink still a symlink to the same file.  bench --svg and metrics -o
 # share the output layer; both open their file only after measuring.
-# A background job of sh starts with INT ignored, which the tool keeps
-# (nohup's promise): env --default-signal puts it back for the test.
+# A background job of sh starts with INT ignored, and a run under nohup
+# with HUP ignored, which the tool keeps (nohup's promise): env
+# --default-signal puts them back for the test.
 if ! have perl; then
 	skip "signals: no perl to tell an exit from a death by signal"
 	done_testing
 	exit 0
 fi
-if env --default-signal=INT true 2>/dev/null; then
-	restore_int="env --default-signal=INT"
+if env --default-signal=INT,HUP true 2>/dev/null; then
+	restore_signals="env --default-signal=INT,HUP"
 else
-	restore_int=""
+	restore_signals=""
 fi
 # run_status NAME COMMAND...: runs COMMAND with its pid in $tmp/NAME.pid, then
 # writes "exit N" or "signal N" to $tmp/NAME.status: the shell's $? says
@@ -127,17 +128,17 @@ intact() {
 for pair in INT:2 TERM:15 HUP:1; do
 	sig=${pair%:*}
 	want=$((128 + ${pair#*:}))
-	if [ "$sig" = INT ] && [ -z "$restore_int" ]; then
-		skip "SIGINT while measuring: env has no --default-signal to undo the background job's ignored INT"
+	if [ "$sig" != TERM ] && [ -z "$restore_signals" ]; then
+		skip "SIG$sig while measuring: env has no --default-signal to undo an inherited ignored $sig"
 		continue
 	fi
 	d=$tmp/measuring-$sig
 	prepare "$d"
-	run_status new $restore_int "$vdsokit" bench --time 4 --svg "$d/new.svg" >/dev/null 2>&1 &
+	run_status new $restore_signals "$vdsokit" bench --time 4 --svg "$d/new.svg" >/dev/null 2>&1 &
 	p1=$!
-	run_status link $restore_int "$vdsokit" bench --time 4 --svg "$d/link.svg" >/dev/null 2>&1 &
+	run_status link $restore_signals "$vdsokit" bench --time 4 --svg "$d/link.svg" >/dev/null 2>&1 &
 	p2=$!
-	run_status metrics $restore_int "$vdsokit" metrics --time 4 -o "$d/metrics.prom" >/dev/null 2>&1 &
+	run_status metrics $restore_signals "$vdsokit" metrics --time 4 -o "$d/metrics.prom" >/dev/null 2>&1 &
 	p3=$!
 	sleep 1
 	signal_started "$sig" new link metrics
@@ -149,6 +150,22 @@ for pair in INT:2 TERM:15 HUP:1; do
 		not_ok "SIG$sig while measuring: $got (want exit $want), $why"
 	fi
 done
+
+# nohup's promise: a HUP ignored when the tool starts stays ignored, and the
+# run ends as if none had come.
+d=$tmp/nohup
+prepare "$d"
+run_status nohup sh -c 'trap "" HUP; exec "$0" bench --time 2 --svg "$1"' "$vdsokit" "$d/new.svg" \
+	>/dev/null 2>&1 &
+p1=$!
+sleep 1
+signal_started HUP nohup
+wait "$p1"
+if [ "$(status_of nohup)" = "exit 0" ] && grep -q '<svg' "$d/new.svg" 2>/dev/null; then
+	ok "SIGHUP ignored at start (nohup) stays ignored: bench --svg ends with exit 0 and writes its chart"
+else
+	not_ok "SIGHUP ignored at start (nohup) stays ignored: $(status_of nohup)"
+fi
 
 # signal_number NAME: its number here (dash's kill -l takes numbers only).
 signal_number() {
@@ -175,7 +192,7 @@ else
 		all=""
 		for cmd in "bench --time 0.1 --svg $d/link.svg" "metrics --time 0.1 -o $d/metrics.prom"; do
 			# shellcheck disable=SC2086
-			run_status window strace -f -qq -o "$tmp/strace.log" -e trace=/^rename \
+			run_status window $restore_signals strace -f -qq -o "$tmp/strace.log" -e trace=/^rename \
 				-e "inject=/^rename:error=EINTR:signal=$sig" "$vdsokit" $cmd >/dev/null 2>&1
 			status=$(status_of window)
 			if ! grep -q 'rename.*/\.vdsokit-.*INJECTED' "$tmp/strace.log"; then
