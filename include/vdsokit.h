@@ -408,9 +408,10 @@ int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res)
 /*
  * For tools that call vDSO entries themselves: MIPS vDSOs before the
  * generic one of Linux 5.4 answer -ENOSYS for "ask the kernel" (a clock they
- * cannot read).  The routes below never hold such an entry (the library
- * puts it behind its own function, which asks), so every entry a route
- * holds answers for itself and the inline call is a tail call.
+ * cannot read).  The 64-bit-time routes below never hold such an entry (the
+ * library puts it behind its own function, which asks), so the entry a
+ * 64-bit-time route holds answers for itself and the inline call is a tail
+ * call; a 32-bit-time entry's -ENOSYS goes to the syscall in the header.
  */
 #if defined(__mips__)
 #define VDSOKIT__VDSO_MAY_DECLINE 1

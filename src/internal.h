@@ -66,7 +66,7 @@ void vdsokit_lib_ensure_resolved(void);
 _Static_assert(ARCH_VDSO_MAY_DECLINE == VDSOKIT__VDSO_MAY_DECLINE, "one rule for a vDSO's -ENOSYS");
 
 #if ARCH_VDSO_MAY_DECLINE
-/* A MIPS clock_gettime entry that may decline, called with the syscall behind it (src/time.c). */
+/* A MIPS clock_gettime entry that may decline, called with the syscall behind it (src/vdso.c). */
 int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec *ts);
 #endif
 

@@ -175,26 +175,6 @@ int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res
 	return GETRES_ROUTED(clock, res);
 }
 
-#if ARCH_VDSO_MAY_DECLINE
-/*
- * MIPS vDSOs before the generic one of Linux 5.4 (those without
- * clock_getres) answer -ENOSYS for a clock they cannot read.  src/vdso.c
- * puts their clock_gettime behind this function, so that no route's entry
- * ever declines and the inlined call stays a tail call of the entry on
- * every other kernel.  NULL entry: a resolution not yet seen here.
- */
-int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec *ts)
-{
-	clock_fn entry = (clock_fn)(uintptr_t)vdsokit_lib_found()->addr[SYM_CLOCK_GETTIME];
-	if (likely(entry != NULL)) {
-		int r = entry(clock, ts);
-		if (likely(r != -ENOSYS))
-			return r;
-	}
-	return sys_clock_gettime(clock, ts);
-}
-#endif
-
 /* ---- public ---------------------------------------------------------- */
 
 VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *ts)

@@ -180,12 +180,31 @@ static void find_sysinfo(const void *base, size_t size)
 /*
  * Whether the 64-bit-time entry c may answer -ENOSYS, "ask the kernel": a
  * MIPS vDSO from before the generic one of 5.4, which has no clock_getres.
- * Its calls go through the library, which asks; no other route's entry
- * ever declines, so the inlined call is a tail call of the entry.
+ * Its calls go through the library, which asks; no other 64-bit-time
+ * route's entry declines, so the inlined call is a tail call of the entry.
+ * (A 32-bit-time entry's -ENOSYS, o32 and n32, goes to the syscall in the
+ * header, as after 2038.)
  */
 static int entry_may_decline(struct choice c)
 {
 	return c.sym == SYM_CLOCK_GETTIME && !__atomic_load_n(&found.addr[SYM_CLOCK_GETRES], __ATOMIC_RELAXED);
+}
+
+/*
+ * What such a route holds: the entry, then the syscall after its -ENOSYS.
+ * A plain load: the entry is stored before the route, and a NULL one (a
+ * resolution not seen yet here) is the syscall's call too.
+ */
+int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec *ts)
+{
+	int (*entry)(clockid_t, struct vdsokit_timespec *) = (int (*)(clockid_t, struct vdsokit_timespec *))(
+		uintptr_t)__atomic_load_n(&found.addr[SYM_CLOCK_GETTIME], __ATOMIC_RELAXED);
+	if (likely(entry != NULL)) {
+		int r = entry(clock, ts);
+		if (likely(r != -ENOSYS))
+			return r;
+	}
+	return vdsokit__clock_gettime_syscall(clock, ts);
 }
 #endif
 

@@ -563,7 +563,8 @@ static void check_image_paths(enum image_kind kind)
 			}
 			ok(p.route == VDSOKIT_ROUTE_VDSO && p.reason == VDSOKIT_REASON_TIME32 &&
 				      str_eq(p.symbol, names.gettime32) && str_eq(p.version, names.node),
-			      "time32only: the 32-bit entry %s@%s serves clock %d: %s", or_none(names.gettime32),
+			      "%s: the 32-bit entry %s@%s serves clock %d: %s",
+			      kind == KIND_PRE54 ? "pre54" : "time32only", or_none(names.gettime32),
 			      names.node, (int)fast[i], path_text(&p));
 			break;
 		case KIND_CALLABLE:
