@@ -73,6 +73,9 @@ json_check "doctor says it too where gettimeofday stays, as on the y2038 guest's
 	'any(.findings[]; .id == "no-time32-syscalls" and
 	     any(.evidence[]; test("ENOSYS: clock_gettime, clock_getres, time, futex;")) and
 	     any(.evidence[]; test("still there: gettimeofday")))'
+json_check "... and, a filter being active here, names it as the other possible cause" "$tmp/out" \
+	'any(.findings[]; .id == "no-time32-syscalls" and (.title | test("or the active seccomp filter")) and
+	     any(.evidence[]; test("Seccomp: 2 .filter.")))'
 
 "$sandbox" --errno ENOSYS clock_gettime,time -- "$cli" doctor --json >"$tmp/out" 2>/dev/null
 json_check "a filter refusing only some of them is not such a kernel" "$tmp/out" \

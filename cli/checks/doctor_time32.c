@@ -2,11 +2,13 @@
 /*
  * doctor: a kernel without the 32-bit time syscalls (CONFIG_COMPAT_32BIT_TIME
  * off, a y2038-hardened build), seen from a 32-bit program.  The library
- * takes the time64 syscalls and needs none of them; a 32-bit program built
- * with 32-bit time_t gets ENOSYS from time(), gettimeofday() and
- * clock_gettime(), and glibc up to at least 2.41 waits on contended locks
- * with the time32 futex syscall: its first contended lock aborts the
- * program ("The futex facility returned an unexpected error code").
+ * takes the time64 syscalls and needs none of them, and so do glibc 2.36's
+ * clock functions (with 32-bit time_t too); what fails is a program that
+ * makes those syscalls itself, and glibc's lock waits, which use the time32
+ * futex: a 32-bit program's first contended lock aborts ("The futex
+ * facility returned an unexpected error code").  A seccomp filter that
+ * answers ENOSYS for them looks the same from here, and is named as the
+ * other possible cause when one is active.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -68,19 +70,26 @@ void doctor_check_time32(struct doctor_report *r)
 		size_t used = strlen(list);
 		snprintf(list + used, size - used, "%s%s", used ? ", " : "", calls[i].name);
 	}
+	const struct host_facts *h = r->host;
+	bool filtered = h->seccomp_mode.known && h->seccomp_mode.value == 2;
 	struct doctor_finding *f = doctor_finding_add(r, "no-time32-syscalls", SEVERITY_WARNING,
-		"this kernel has no 32-bit time syscalls (CONFIG_COMPAT_32BIT_TIME off): 32-bit "
-		"programs built with 32-bit time_t, and glibc's lock waits, fail here");
-	doctor_evidence(f, "the time32 syscalls return ENOSYS: %s; clock_gettime64 works", missing);
+		"the 32-bit time syscalls answer ENOSYS here (%s): glibc's lock waits abort 32-bit "
+		"programs on their first contended lock",
+		filtered ? "a kernel without CONFIG_COMPAT_32BIT_TIME, or the active seccomp filter"
+			 : "a kernel without CONFIG_COMPAT_32BIT_TIME");
+	doctor_evidence(f, "ENOSYS: %s; clock_gettime64 works", missing);
 	if (present[0])
 		doctor_evidence(f, "still there: %s (with 32-bit seconds)", present);
+	if (filtered)
+		doctor_evidence(f, "%s: Seccomp: 2 (filter), Seccomp_filters: %s: a filter answering "
+				"ENOSYS looks the same", h->seccomp_mode.source, fact_text(&h->seccomp_filters));
 	doctor_evidence(f, "libvdsokit needs none of them: it takes clock_gettime64 and the "
 			"vDSO's 64-bit-time entries");
-	doctor_action(f, "a 32-bit program here must use 64-bit time_t (_TIME_BITS=64) and a C "
-		      "library that waits with futex_time64: glibc 2.36's i386 untimed lock waits "
-		      "use the time32 futex and abort the program on its first contended lock "
-		      "(docs/kernel-findings.md#futex-time32); `vdsokit verify` skips its threaded "
-		      "checks here for that reason");
+	doctor_action(f, "a 32-bit program here needs a C library that waits with futex_time64 "
+		      "(glibc 2.36's i386 untimed lock waits use the time32 futex and abort the "
+		      "program, docs/kernel-findings.md#futex-time32) and must not make the time32 "
+		      "syscalls itself; its clock functions through glibc 2.36 work. `vdsokit verify` "
+		      "skips its threaded checks here for that reason");
 #else
 	(void)r;
 #endif
