@@ -167,6 +167,7 @@ check "report: the vDSO line" grep -Eq '^  vDSO +(mapped at|none)' "$tmp/out"
 check "report: each function's path" grep -Eq '^  (gettimeofday|time|getcpu) +(vDSO|syscall)' "$tmp/out"
 check "report: the short bench table" grep -Eq '^  call +libvdsokit +syscall +speedup$' "$tmp/out"
 check "report fits one screen (<= 45 lines)" sh -c "[ \$(wc -l <'$tmp/out') -le 45 ]"
+check "report fits 79 columns" awk 'length > 79 { bad = 1 } END { exit bad }' "$tmp/out"
 echo "# report: $(echo "$end - $start" | bc) s wall (its bench: 0.4 s budget)"
 run report --json
 cp "$tmp/out" "$tmp/report.json"

@@ -79,7 +79,7 @@ static void print_no_vdso(const struct host_facts *h, int init_result)
 	if (h->auxv_sysinfo_ehdr == 0) {
 		struct doctor_env env;
 		doctor_env_read(&env, h);
-		snprintf(text, sizeof(text), "none: the kernel passed no AT_SYSINFO_EHDR; likely reason: %s",
+		snprintf(text, sizeof(text), "none: no AT_SYSINFO_EHDR reached the program; likely reason: %s",
 			 no_vdso_reason_text(no_vdso_reason_of(&env)));
 	} else {
 		snprintf(text, sizeof(text), "none usable: %s",
@@ -162,14 +162,15 @@ static void print_routes(const struct report_route *routes, unsigned count)
 		/* rseq: its symbol is the node's fallback; the reason says so. */
 		const struct vdsokit_route_info *p = &r->info;
 		bool show_symbol = p->symbol && p->route != VDSOKIT_ROUTE_RSEQ;
+		char text[256];
 		if (r->refused)
 			/* What was measured overrides the route the library names. */
-			printf(ROUTE_PREFIX "%s%sfails here: %s\n", cli_func_name(fn),
-			       route_words(p->route), show_symbol ? p->symbol : "",
-			       show_symbol ? ", but " : "", errno_name(-r->refused));
+			snprintf(text, sizeof(text), "%s%sfails here: %s", show_symbol ? p->symbol : "",
+				 show_symbol ? ", but " : "", errno_name(-r->refused));
 		else
-			printf(ROUTE_PREFIX "%s\n", cli_func_name(fn), route_words(p->route),
-			       show_symbol ? p->symbol : cli_reason_text(p->reason));
+			snprintf(text, sizeof(text), "%s", show_symbol ? p->symbol : cli_reason_text(p->reason));
+		printf(ROUTE_PREFIX, cli_func_name(fn), route_words(p->route));
+		print_wrapped(text, ROUTE_PREFIX_WIDTH, ROUTE_PREFIX_WIDTH);
 	}
 }
 
@@ -255,28 +256,33 @@ static struct report_verdict verdict_of(const struct quick_row *rows, bool bench
 
 static void print_verdict(const struct host_facts *h, const struct report_verdict *v)
 {
+	char text[320];
 	switch (v->kind) {
 	case VERDICT_NONE:
-		break;
+		return;
 	case VERDICT_NO_VDSO:
-		printf("\nVerdict: no vDSO here, so every time call is a syscall.\n");
+		snprintf(text, sizeof(text), "Verdict: no vDSO here, so every time call is a syscall.");
 		break;
 	case VERDICT_NOT_MEASURED:
-		if (v->refused)
-			printf("\nVerdict: not measured: clock_gettime(MONOTONIC) through %s fails "
-			       "here with %s.\n", v->failed_by, errno_name(-v->refused));
+		if (!v->refused)
+			return;
+		snprintf(text, sizeof(text), "Verdict: not measured: clock_gettime(MONOTONIC) through %s "
+			 "fails here with %s.", v->failed_by, errno_name(-v->refused));
 		break;
 	case VERDICT_USER_SPACE:
-		printf("\nVerdict: clock_gettime(MONOTONIC) runs in user space, %.0f%s faster than "
-		       "the syscall.\n", v->speedup, cli_times_sign());
+		snprintf(text, sizeof(text), "Verdict: clock_gettime(MONOTONIC) runs in user space, %.0f%s "
+			 "faster than the syscall.", v->speedup, cli_times_sign());
 		break;
 	case VERDICT_LIKE_SYSCALL:
-		printf("\nVerdict: clock_gettime(MONOTONIC) costs about as much as the syscall "
-		       "(%.1f%s):\nthe vDSO is missing or falls back to the kernel (clocksource "
-		       "%s?). Run `vdsokit doctor`.\n", v->speedup, cli_times_sign(),
-		       fact_text(&h->clocksource));
+		snprintf(text, sizeof(text), "Verdict: clock_gettime(MONOTONIC) costs about as much as the "
+			 "syscall (%.1f%s): the vDSO is missing or falls back to the kernel (clocksource "
+			 "%s?). Run `vdsokit doctor`.", v->speedup, cli_times_sign(), fact_text(&h->clocksource));
 		break;
+	default:
+		return;
 	}
+	putchar('\n');
+	print_wrapped(text, 0, 0);
 }
 
 static void report_json(const struct host_facts *h, int init_result,
@@ -394,9 +400,12 @@ int cmd_report(int argc, char **argv)
 								  CLOCK_REALTIME);
 			served += r && r->info.symbol;
 		}
-		printf("  vDSO          mapped at %#lx, %zu bytes, %u symbols; serves %u of the\n"
-		       "                %u libvdsokit functions\n", (unsigned long)(uintptr_t)img->data,
-		       img->size, img->symbol_count, served, (unsigned)VDSOKIT_FN_COUNT);
+		char text[160];
+		snprintf(text, sizeof(text), "mapped at %#lx, %zu bytes, %u symbols; serves %u of the %u "
+			 "libvdsokit functions", (unsigned long)(uintptr_t)img->data, img->size,
+			 img->symbol_count, served, (unsigned)VDSOKIT_FN_COUNT);
+		printf("  vDSO          ");
+		print_wrapped(text, VALUE_COLUMN, VALUE_COLUMN);
 	} else {
 		print_no_vdso(&h, init_result);
 	}
