@@ -147,6 +147,11 @@ elif have valgrind; then
 		not_ok "info, report and doctor give one reason for the missing vDSO"
 		printf 'info:   %s\nreport: %s\ndoctor: %s\n' "$info_why" "$report_why" "$doctor_why" | diag
 	fi
+	# A program kept in a directory called valgrind is not run by valgrind.
+	mkdir -p "$tmp/valgrind" && cp "$vdsokit" "$tmp/valgrind/vdsokit"
+	"$tmp/valgrind/vdsokit" doctor --json >"$tmp/doctor.json" 2>/dev/null
+	json_check "a vdsokit in a directory called valgrind is not taken for valgrind" "$tmp/doctor.json" \
+		'.environment.emulator == null and all(.findings[]; .id != "valgrind")'
 	if awk 'length > 79 { bad = 1 } END { exit bad }' "$tmp/report"; then
 		ok "report under valgrind fits 79 columns"
 	else

@@ -108,6 +108,23 @@ static void read_auxv_file(struct doctor_env *env)
 	fclose(f);
 }
 
+/*
+ * Whether a mapped file is valgrind's own: its preload libraries
+ * (vgpreload_*.so) or its tool binary (memcheck-amd64-linux, …, in a
+ * valgrind directory).  Not any path with "valgrind" in it: a program
+ * kept in /tmp/valgrind/ is not run by valgrind.
+ */
+static bool valgrind_file(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (strncmp(base, "vgpreload_", 10) == 0)
+		return true;
+	size_t len = strcspn(base, "\n");
+	return strstr(path, "/valgrind/") && len > 6 && strncmp(base + len - 6, "-linux", 6) == 0 &&
+	       strchr(base, '-') != base + len - 6;
+}
+
 static void read_maps(struct doctor_env *env)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
@@ -121,8 +138,7 @@ static void read_maps(struct doctor_env *env)
 		if (strstr(line, "[vvar"))
 			env->maps_has_vvar = true;
 		const char *path = strchr(line, '/');
-		if (path && (strstr(path, "/valgrind/") || strstr(path, "vgpreload")) &&
-		    !env->valgrind_evidence[1][0]) {
+		if (path && valgrind_file(path) && !env->valgrind_evidence[1][0]) {
 			char *nl = strchr(line, '\n');
 			if (nl)
 				*nl = 0;
