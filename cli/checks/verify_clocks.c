@@ -181,7 +181,7 @@ static void check_sandwich_gettime(struct check_list *out, const char *group, lo
 	check_number(r, "rounds", "calls", st.rounds);
 	check_number(r, "violations", "", st.violations);
 	check_number(r, "widest_sandwich", "ns", st.widest_ns);
-	const char *who = st.have_raw ? "vDSO and library" : "library (no vDSO symbol)";
+	const char *who = st.have_raw ? "vDSO and library" : "library (the vDSO entry: absent, or -ENOSYS)";
 	if (st.violations) {
 		check_number(r, "syscall_before", "ns", st.before_ns);
 		check_number(r, "vdso", "ns", st.vdso_ns);
