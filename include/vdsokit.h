@@ -333,7 +333,7 @@ const char *vdsokit_machine_name(unsigned machine, unsigned elf_class);
 /*
  * Where the vDSO is called like any C function (every ABI but powerpc's),
  * vdsokit_clock_gettime(), vdsokit_clock_getres() and vdsokit_time(), and
- * vdsokit_getcpu() on x86_64, are inlined into the caller: plain loads of
+ * vdsokit_getcpu() on x86_64 and i386, are inlined into the caller: plain loads of
  * the route table below, a bit test and the call, what the libc's own call
  * costs.  Everything else is the library's out-of-line code.  Define
  * VDSOKIT_NO_INLINE to always call the library's functions.
@@ -539,9 +539,17 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 #endif
 #define vdsokit_time(t) vdsokit__time_inline(t)
 
+/*
+ * A u32 of this thread's rseq area, relative to the segment the thread
+ * pointer is the base of (volatile: the kernel rewrites it).  Not on x32,
+ * whose 32-bit offset would be zero-extended as an address.
+ */
 #if defined(__x86_64__) && !defined(__ILP32__)
-/* A u32 of this thread's rseq area, %fs-relative (volatile: the kernel rewrites it). */
 #define VDSOKIT__RSEQ_LOAD(out, offset) __asm__ volatile("movl %%fs:(%1), %0" : "=r"(out) : "r"(offset))
+#elif defined(__i386__)
+#define VDSOKIT__RSEQ_LOAD(out, offset) __asm__ volatile("movl %%gs:(%1), %0" : "=r"(out) : "r"(offset))
+#endif
+#ifdef VDSOKIT__RSEQ_LOAD
 /*
  * getcpu(&cpu, NULL) as glibc's sched_getcpu(): one load of the rseq area's
  * cpu_id.  With the node: cpu_id, node_id, cpu_id again (the kernel rewrites
