@@ -94,29 +94,19 @@ static void print_no_vdso(const struct host_facts *h, int init_result)
 static bool print_clocks_with_route(const struct report_route *routes, unsigned count,
 				    enum vdsokit_func fn, enum vdsokit_route route, bool first)
 {
-	char name[32];
-	size_t column = 0;
-	for (unsigned i = 0; i < count; i++) {
+	char names[REPORT_CLOCK_IDS * 32] = "", name[32];
+	size_t len = 0;
+	for (unsigned i = 0; i < count && len < sizeof(names); i++) {
 		if (routes[i].fn != fn || routes[i].info.route != route)
 			continue;
 		clock_id_name(name, sizeof(name), routes[i].clock);
-		if (column == 0) {
-			printf(ROUTE_PREFIX, first ? cli_func_name(fn) : "", route_words(route));
-			column = ROUTE_PREFIX_WIDTH;
-			first = false;
-		} else if (column + 1 + strlen(name) > SCREEN_WIDTH) {
-			printf("\n%*s", ROUTE_PREFIX_WIDTH, "");
-			column = ROUTE_PREFIX_WIDTH;
-		} else {
-			putchar(' ');
-			column++;
-		}
-		fputs(name, stdout);
-		column += strlen(name);
+		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", len ? " " : "", name);
 	}
-	if (column)
-		putchar('\n');
-	return first;
+	if (!names[0])
+		return first;
+	printf(ROUTE_PREFIX, first ? cli_func_name(fn) : "", route_words(route));
+	print_wrapped(names, ROUTE_PREFIX_WIDTH, ROUTE_PREFIX_WIDTH);
+	return false;
 }
 
 /* The route of fn (for clock, if per clock), NULL when the library names none. */
