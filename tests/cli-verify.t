@@ -114,6 +114,30 @@ else
 	skip "wrong vDSO caught"
 fi
 
+# --- a clock the vDSO entry declines: MIPS before 5.4, under qemu-user ---
+# The pre54 image's clock_gettime answers -ENOSYS for BOOTTIME (a vDSO of
+# that age cannot read it): verify must name the library's answer as such,
+# not as a missing symbol, beside the clocks the entry does answer.
+image=$build/images/mips64/pre54.so
+qemu=$(command -v qemu-mips64el-static || true)
+if [ -z "$qemu" ] || [ ! -f "$image" ]; then
+	skip "a declining MIPS entry: no qemu-mips64el-static or no $image"
+elif cross_vdsokit mips64el-linux-gnuabi64 mips64; then
+	"$qemu" "$build/mips64/vdsokit" verify --time 0.1 --json --image "$image" >"$tmp/pre54.json" 2>"$tmp/err"
+	sandwich() { jq -r --arg c "$1" '.checks[] | select(.group == "clock_gettime" and .name == "clock_gettime(\($c))") | .detail' "$tmp/pre54.json" 2>/dev/null; }
+	boot=$(sandwich BOOTTIME) mono=$(sandwich MONOTONIC)
+	case "$boot|$mono" in
+	"library (the vDSO entry: absent, or -ENOSYS) "*"|"*"vDSO"*)
+		ok "pre-5.4 MIPS image: BOOTTIME, which its entry declines, is the library's answer, not a missing symbol's" ;;
+	*)
+		not_ok "pre-5.4 MIPS image: BOOTTIME, which its entry declines, is the library's answer, not a missing symbol's"
+		printf 'BOOTTIME: %s\nMONOTONIC: %s\n' "$boot" "$mono" | diag
+		head -5 "$tmp/err" | diag ;;
+	esac
+else
+	skip "a declining MIPS entry: $(cat "$tmp/make.log" | tail -1)"
+fi
+
 # --- usage errors ------------------------------------------------------
 run verify --time 0
 expect_error "verify --time 0" 2 "--time"
