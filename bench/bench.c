@@ -16,6 +16,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,21 +66,26 @@ RUN_LOOP(run_raw_gettime, CLOCK_LOCALS; clock_fn fn = raw_gettime; (void)ts, fn(
 RUN_LOOP(run_kit_gettime, CLOCK_LOCALS; (void)ts, vdsokit_clock_gettime(c, &kts))
 RUN_LOOP(run_libc_gettime, CLOCK_LOCALS; (void)kts, clock_gettime(c, &ts))
 RUN_LOOP(run_sys_gettime, CLOCK_LOCALS; (void)ts, vdsokit_clock_gettime_via(VDSOKIT_ROUTE_SYSCALL, c, &kts))
+/* The bare entry again, its address read from memory at each call, as any library's call reads it. */
+RUN_LOOP(run_loaded_gettime, CLOCK_LOCALS; (void)ts, __atomic_load_n(&raw_gettime, __ATOMIC_RELAXED)(c, &kts))
 
 RUN_LOOP(run_raw_getres, CLOCK_LOCALS; clock_fn fn = raw_getres; (void)ts, fn(c, &kts))
 RUN_LOOP(run_kit_getres, CLOCK_LOCALS; (void)ts, vdsokit_clock_getres(c, &kts))
 RUN_LOOP(run_libc_getres, CLOCK_LOCALS; (void)kts, clock_getres(c, &ts))
 RUN_LOOP(run_sys_getres, CLOCK_LOCALS; (void)ts, vdsokit_clock_getres_via(VDSOKIT_ROUTE_SYSCALL, c, &kts))
+RUN_LOOP(run_loaded_getres, CLOCK_LOCALS; (void)ts, __atomic_load_n(&raw_getres, __ATOMIC_RELAXED)(c, &kts))
 
 RUN_LOOP(run_raw_time, time_fn fn = raw_time, fn(NULL))
 RUN_LOOP(run_kit_time, int64_t t, vdsokit_time(&t))
 RUN_LOOP(run_libc_time, , time(NULL))
 RUN_LOOP(run_sys_time, int64_t t, vdsokit_time_via(VDSOKIT_ROUTE_SYSCALL, &t))
+RUN_LOOP(run_loaded_time, , __atomic_load_n(&raw_time, __ATOMIC_RELAXED)(NULL))
 
 RUN_LOOP(run_raw_getcpu, unsigned cpu; getcpu_fn fn = raw_getcpu, fn(&cpu, NULL, NULL))
 RUN_LOOP(run_kit_getcpu, unsigned cpu, vdsokit_getcpu(&cpu, NULL))
 RUN_LOOP(run_libc_getcpu, , sched_getcpu())
 RUN_LOOP(run_sys_getcpu, unsigned cpu, vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &cpu, NULL))
+RUN_LOOP(run_loaded_getcpu, unsigned cpu, __atomic_load_n(&raw_getcpu, __ATOMIC_RELAXED)(&cpu, NULL, NULL))
 
 /* Asking for the node too: each reference asks for it as well. */
 #define NODE_LOCALS unsigned cpu; unsigned node
@@ -87,6 +93,7 @@ RUN_LOOP(run_raw_getcpu_node, NODE_LOCALS; getcpu_fn fn = raw_getcpu, fn(&cpu, &
 RUN_LOOP(run_kit_getcpu_node, NODE_LOCALS, vdsokit_getcpu(&cpu, &node))
 RUN_LOOP(run_libc_getcpu_node, NODE_LOCALS, getcpu(&cpu, &node))
 RUN_LOOP(run_sys_getcpu_node, NODE_LOCALS, vdsokit_getcpu_via(VDSOKIT_ROUTE_SYSCALL, &cpu, &node))
+RUN_LOOP(run_loaded_getcpu_node, NODE_LOCALS, __atomic_load_n(&raw_getcpu, __ATOMIC_RELAXED)(&cpu, &node, NULL))
 
 struct variant {
 	const char *name;
@@ -272,7 +279,23 @@ struct row {
 	void (*raw)(long), (*kit)(long), (*libc)(long), (*sys)(long);
 	int have_raw;
 	const char *why_slower_than_libc; /* when kit > libc: the reason, or NULL */
+	void (*loaded)(long); /* the bare entry read from memory at each call */
 };
+
+/* Notes under the table: why a row missed the goal, why one is slower than the libc. */
+struct notes {
+	char over[1024], slower[2048];
+};
+
+static void add_note(char *notes, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void add_note(char *notes, size_t size, const char *fmt, ...)
+{
+	size_t used = strlen(notes);
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(notes + used, size - used, fmt, ap);
+	va_end(ap);
+}
 
 static int slower(double a, double b)
 {
@@ -280,7 +303,29 @@ static int slower(double a, double b)
 	return a > b + margin;
 }
 
-static void print_row(const struct row *r, char *notes, size_t notes_size)
+/*
+ * A row over the goal: the bare entry, the same entry read from memory at
+ * each call (no library can keep it in a register across its callers'
+ * calls), and the library, measured again side by side.
+ */
+static void explain_over(const struct row *r, struct notes *notes)
+{
+	struct variant v[3] = {
+		{ .name = "raw", .run = r->raw }, { .name = "loaded", .run = r->loaded },
+		{ .name = "kit", .run = r->kit },
+	};
+	measure(v, 3);
+	double raw = v[0].median, loaded = v[1].median, kit = v[2].median;
+	add_note(notes->over, sizeof(notes->over),
+		 "  %s, again: the entry in a register %.2f ns, read from memory at each call %.2f ns,\n"
+		 "    the library %.2f ns: %s\n",
+		 r->name, raw, loaded, kit,
+		 !slower(kit, raw) ? "within the goal this time"
+		 : !slower(kit, loaded) ? "what is over is reading the entry's address, which every library's call does"
+					: "no reason known");
+}
+
+static void print_row(const struct row *r, struct notes *notes)
 {
 	struct variant v[4] = {
 		{ .name = "raw", .run = r->raw }, { .name = "kit", .run = r->kit },
@@ -296,12 +341,11 @@ static void print_row(const struct row *r, char *notes, size_t notes_size)
 	else
 		printf("%-32s %8s %8.2f %8.2f %8.2f   %8s %10s %7.1f%%  %s\n", r->name, "-", kit, libc,
 		       v[3].median, "-", "-", 100.0 * kit / libc, "-");
-	if (slower(kit, libc)) {
-		size_t used = strlen(notes);
-		snprintf(notes + used, notes_size - used, "  %s: library %.2f ns, glibc %.2f ns: %s\n",
-			 r->name, kit, libc,
-			 r->why_slower_than_libc ? r->why_slower_than_libc : "no reason known");
-	}
+	if (r->have_raw && slower(kit, raw))
+		explain_over(r, notes);
+	if (slower(kit, libc))
+		add_note(notes->slower, sizeof(notes->slower), "  %s: library %.2f ns, glibc %.2f ns: %s\n",
+			 r->name, kit, libc, r->why_slower_than_libc ? r->why_slower_than_libc : "no reason known");
 }
 
 /* ---- getrandom's first call in a thread, with many threads alive -------- */
@@ -444,7 +488,7 @@ int main(void)
 	       "syscall: the library's raw syscall.  goal: kit <= raw + max(3 %%, 0.3 ns).\n");
 	printf("\n%-32s %8s %8s %8s %8s   %8s %10s %8s  %s\n", "call", "raw", "kit", "libc", "syscall",
 	       "kit/raw", "kit-raw", "kit/libc", "goal");
-	char notes[2048] = "";
+	static struct notes notes;
 	for (size_t c = 0; c < sizeof(clocks) / sizeof(clocks[0]); c++) {
 		char name[40];
 		snprintf(name, sizeof(name), "clock_gettime(%s)", clocks[c].name);
@@ -452,19 +496,20 @@ int main(void)
 		struct vdsokit_timespec probe;
 		struct row r = { name, run_raw_gettime, run_kit_gettime, run_libc_gettime, run_sys_gettime,
 				 raw_gettime && vdsokit_clock_gettime_via(VDSOKIT_ROUTE_VDSO, clocks[c].id, &probe) == 0,
-				 NULL };
-		print_row(&r, notes, sizeof(notes));
+				 NULL, run_loaded_gettime };
+		print_row(&r, &notes);
 	}
 	bench_clock = CLOCK_MONOTONIC;
 	struct row getres = { "clock_getres(MONOTONIC)", run_raw_getres, run_kit_getres, run_libc_getres,
-			      run_sys_getres, raw_getres != NULL, NULL };
-	print_row(&getres, notes, sizeof(notes));
+			      run_sys_getres, raw_getres != NULL, NULL, run_loaded_getres };
+	print_row(&getres, &notes);
 	struct row time_row = {
 		"time", run_raw_time, run_kit_time, run_libc_time, run_sys_time, raw_time != NULL,
 		"glibc's time() is an IFUNC bound to __vdso_time at load time, a direct call; "
-		"the library's inline path loads the entry and calls it indirectly"
+		"the library's inline path loads the entry and calls it indirectly",
+		run_loaded_time
 	};
-	print_row(&time_row, notes, sizeof(notes));
+	print_row(&time_row, &notes);
 	/*
 	 * getcpu twice, each against its like: the CPU alone (the bare entry
 	 * with a NULL node, sched_getcpu()) and with the node (the bare entry
@@ -478,20 +523,22 @@ int main(void)
 	snprintf(node_name, sizeof(node_name), "getcpu(cpu+node) (%s)", vdsokit_route_name(node_route));
 	struct row getcpu = {
 		getcpu_name, run_raw_getcpu, run_kit_getcpu, run_libc_getcpu, run_sys_getcpu,
-		raw_getcpu != NULL, NULL
+		raw_getcpu != NULL, NULL, run_loaded_getcpu
 	};
-	print_row(&getcpu, notes, sizeof(notes));
+	print_row(&getcpu, &notes);
 	struct row getcpu_node = {
 		node_name, run_raw_getcpu_node, run_kit_getcpu_node, run_libc_getcpu_node,
-		run_sys_getcpu_node, raw_getcpu != NULL, NULL
+		run_sys_getcpu_node, raw_getcpu != NULL, NULL, run_loaded_getcpu_node
 	};
-	print_row(&getcpu_node, notes, sizeof(notes));
+	print_row(&getcpu_node, &notes);
 	printf("getcpu(cpu):      raw __vdso_getcpu(&cpu, NULL, NULL), kit vdsokit_getcpu(&cpu, NULL),\n"
 	       "                  libc sched_getcpu()\n"
 	       "getcpu(cpu+node): raw __vdso_getcpu(&cpu, &node, NULL), kit vdsokit_getcpu(&cpu, &node),\n"
 	       "                  libc getcpu(&cpu, &node)\n");
-	if (notes[0])
-		printf("\nslower than the libc (beyond 3 %% / 0.3 ns), and why:\n%s", notes);
+	if (notes.over[0])
+		printf("\nover the goal, and why:\n%s", notes.over);
+	if (notes.slower[0])
+		printf("\nslower than the libc (beyond 3 %% / 0.3 ns), and why:\n%s", notes.slower);
 
 	double warm = resolve_ns();
 	printf("\nfirst call's work (locate + parse + resolve + choose), warm, fastest of 31 x 100: %.0f ns\n",

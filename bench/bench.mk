@@ -10,7 +10,7 @@ CHECK_DEPS += $(BENCH_PROGS)
 
 $(BUILD)/bench/bench: bench/bench.c $(LIB_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(DEPFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB_A) $(LDFLAGS)
+	$(CC) $(CPPFLAGS) $(ALL_CFLAGS) $(LOOP_CFLAGS) $(DEPFLAGS) -Wno-missing-prototypes -o $@ $< $(LIB_A) $(LDFLAGS)
 
 $(BUILD)/bench/first-call-static: bench/first_call.c $(LIB_A)
 	@mkdir -p $(dir $@)
