@@ -82,13 +82,18 @@ static inline int timeval_from_kernel(struct vdsokit_timeval *tv, const struct a
 
 /* ---- vDSO calls ------------------------------------------------------ */
 
-/* A clock route's function: the vDSO's entry, or the library's first-call function (a C one). */
+/*
+ * A clock route's function: the vDSO's entry, or before a resolution the
+ * library's first-call function, a C one; where the entry is called from
+ * assembly (powerpc), NULL stands for that function (src/vdso.c), a
+ * compare with zero instead of with an address.
+ */
 typedef int (*clock_fn)(clockid_t, struct vdsokit_timespec *);
 
 static inline int call_clock64(clock_fn fn, clock_fn first, clockid_t clock, struct vdsokit_timespec *ts)
 {
 #if ARCH_VDSO_CALL5
-	if (unlikely(fn == first))
+	if (unlikely(fn == NULL))
 		return first(clock, ts);
 	return VCALL2(int, fn, clock, ts);
 #else

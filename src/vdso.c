@@ -36,10 +36,17 @@ int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res
  * The routes (include/vdsokit.h).  Before a resolution every clock goes to
  * the library's first-call function, which resolves and then takes the
  * published route; every other call finds NULL and asks the library.
+ * Where the library calls the entry from assembly (powerpc, whose header
+ * inlines nothing), NULL stands for the first-call function (src/time.c).
  */
+#if ARCH_VDSO_CALL5
+#define FIRST_CALL(fn) NULL
+#else
+#define FIRST_CALL(fn) fn
+#endif
 VDSO_EXPORT struct vdsokit__routes_v2 vdsokit__routes_v2 = {
-	.gettime = { ~0u, vdsokit_lib_clock_gettime_first },
-	.getres = { ~0u, vdsokit_lib_clock_getres_first },
+	.gettime = { ~0u, FIRST_CALL(vdsokit_lib_clock_gettime_first) },
+	.getres = { ~0u, FIRST_CALL(vdsokit_lib_clock_getres_first) },
 };
 
 /* Programs that inline the calls have this layout built in: a change renames the table. */

@@ -72,6 +72,11 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 #define PPC_VDSO_FRAME_POP "addi 1,1,16\n\t"
 #endif
 #define ARCH_VDSO_CALL5 1
+#define PPC_VDSO_CALL_ASM                                                       \
+	PPC_VDSO_FRAME_PUSH "mtctr %[fn]\n\tbctrl\n\t" PPC_VDSO_FRAME_POP             \
+	"bns+ 1f\n\tneg %[ret], %[ret]\n1:"
+#define PPC_VDSO_CALL_CLOBBERS                                                  \
+	"r0", "r8", "r9", "r10", "r11", "lr", "ctr", "xer", "cr0", "cr1", "cr5", "cr6", "cr7", "memory"
 static inline long arch_vdso_call5(const void *fn, long a, long b, long c, long d, long e)
 {
 	register long r3 __asm__("r3") = a;
@@ -80,17 +85,23 @@ static inline long arch_vdso_call5(const void *fn, long a, long b, long c, long 
 	register long r6 __asm__("r6") = d;
 	register long r7 __asm__("r7") = e;
 	register const void *r12 __asm__("r12") = fn; /* ELFv2: a global entry's own address */
-	__asm__ volatile(PPC_VDSO_FRAME_PUSH
-			 "mtctr %5\n\t"
-			 "bctrl\n\t"
-			 PPC_VDSO_FRAME_POP
-			 "bns+ 1f\n\t"
-			 "neg %0, %0\n"
-			 "1:"
-			 : "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), "+r"(r12)
+	__asm__ volatile(PPC_VDSO_CALL_ASM
+			 : [ret] "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), [fn] "+r"(r12)
 			 :
-			 : "r0", "r8", "r9", "r10", "r11", "lr", "ctr", "xer", "cr0", "cr1", "cr5",
-			   "cr6", "cr7", "memory");
+			 : PPC_VDSO_CALL_CLOBBERS);
+	return r3;
+}
+
+/* Two arguments or none (the clocks, gettimeofday): r5-r7 are not set, only lost. */
+static inline long arch_vdso_call2(const void *fn, long a, long b)
+{
+	register long r3 __asm__("r3") = a;
+	register long r4 __asm__("r4") = b;
+	register const void *r12 __asm__("r12") = fn;
+	__asm__ volatile(PPC_VDSO_CALL_ASM
+			 : [ret] "+r"(r3), "+r"(r4), [fn] "+r"(r12)
+			 :
+			 : PPC_VDSO_CALL_CLOBBERS, "r5", "r6", "r7");
 	return r3;
 }
 
