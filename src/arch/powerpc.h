@@ -50,23 +50,26 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 
 /*
  * Calls a vDSO function with up to five arguments, inline as glibc does,
- * with one difference: the asm opens a frame of its own.  The vDSO stores
- * its return address (and on ppc64 the TOC pointer) in its caller's frame
- * header; a caller gcc left without a frame (a leaf, to gcc's eyes, as
- * the call is hidden in an asm) keeps its own saved link register in that
- * very slot, and on ppc64 its locals in the 288-byte red zone below the
- * stack pointer.  So the frame is the ABI's minimal frame plus the red
- * zone: 320 bytes (ELFv2), 400 (ELFv1), 16 (ppc32, which has no red
- * zone).  The result: r3, negated when the vDSO set CR0.SO (a positive
- * errno).  Clobbers: the ABI's volatile registers but the arguments'; the
- * vDSO is kernel code, built without floating point or vector registers.
+ * with one difference: the asm opens a frame of its own.  The vDSO writes
+ * below the stack pointer it is called with (5.11's and later open two
+ * frames there, one in the caller's stead, as a caller need not have one),
+ * and a caller gcc left without a frame (a leaf, to gcc's eyes, as the
+ * call is hidden in an asm) may keep locals in the 288-byte red zone below
+ * its stack pointer (ppc64).  So the frame is the red zone plus the ABI's
+ * minimal frame, whose header a vDSO may write: 320 bytes (ELFv2), 400
+ * (ELFv1), 16 (ppc32, which has no red zone).  r2 is not saved: the vDSO
+ * keeps it (5.11's saves and restores it), as glibc's calls and the kernel
+ * selftests' (vdso_call.h) rely on.  The result:
+ * r3, negated when the vDSO set CR0.SO (a positive errno).  Clobbers: the
+ * ABI's volatile registers but the arguments'; the vDSO is kernel code,
+ * built without floating point or vector registers.
  */
 #if defined(__powerpc64__) && defined(_CALL_ELF) && _CALL_ELF == 2
-#define PPC_VDSO_FRAME_PUSH "stdu 1,-320(1)\n\tstd 2,24(1)\n\t"
-#define PPC_VDSO_FRAME_POP "ld 2,24(1)\n\taddi 1,1,320\n\t"
+#define PPC_VDSO_FRAME_PUSH "stdu 1,-320(1)\n\t"
+#define PPC_VDSO_FRAME_POP "addi 1,1,320\n\t"
 #elif defined(__powerpc64__)
-#define PPC_VDSO_FRAME_PUSH "stdu 1,-400(1)\n\tstd 2,40(1)\n\t"
-#define PPC_VDSO_FRAME_POP "ld 2,40(1)\n\taddi 1,1,400\n\t"
+#define PPC_VDSO_FRAME_PUSH "stdu 1,-400(1)\n\t"
+#define PPC_VDSO_FRAME_POP "addi 1,1,400\n\t"
 #else
 #define PPC_VDSO_FRAME_PUSH "stwu 1,-16(1)\n\t"
 #define PPC_VDSO_FRAME_POP "addi 1,1,16\n\t"
