@@ -443,36 +443,40 @@ vdsokit__clock_inline(const struct vdsokit__clock_route *route, const struct vds
 	/*
 	 * One call, through the pointer chosen: a tail call (MIPS PIC code
 	 * can tail-call a pointer it loaded, not a function by its name).
+	 * The route's function is loaded whatever the clock, so that a
+	 * compiler may pick the pointer without a branch (MIPS: movz).
 	 */
-	int (*fn)(clockid_t, struct vdsokit_timespec *) = other_fn;
+	int (*fn)(clockid_t, struct vdsokit_timespec *) = __atomic_load_n(&route->fn, __ATOMIC_RELAXED);
 	uint32_t clocks = __atomic_load_n(&route->clocks, __ATOMIC_RELAXED);
-	if (__builtin_expect((clocks >> ((unsigned)clock & 31)) & 1, 1))
-		fn = __atomic_load_n(&route->fn, __ATOMIC_RELAXED);
+	if (__builtin_expect(!((clocks >> ((unsigned)clock & 31)) & 1), 0)) {
+		fn = other_fn;
 #ifdef VDSOKIT__INLINE_TIME32
-	else if ((__atomic_load_n(&route32->clocks, __ATOMIC_RELAXED) >> ((unsigned)clock & 31)) & 1) {
-		/* Clocks are stored after the entry: a NULL one is a stale read, for the library. */
-		int (*fn32)(clockid_t, struct vdsokit__timespec32 *) =
-			__atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
-		if (__builtin_expect(fn32 != 0, 1)) {
-			struct vdsokit__timespec32 t32;
-			/* NULL as the library passes it: the entry's own answer. */
-			int r = fn32(clock, ts ? &t32 : (struct vdsokit__timespec32 *)0);
-			if (__builtin_expect(r == 0, 1)) {
-				if (ts) {
-					if (__builtin_expect(t32.tv_sec < 0, 0))
-						return wrapped_fn(clock, ts);
-					ts->tv_sec = t32.tv_sec;
-					ts->tv_nsec = t32.tv_nsec;
+		if ((__atomic_load_n(&route32->clocks, __ATOMIC_RELAXED) >> ((unsigned)clock & 31)) & 1) {
+			/* Clocks are stored after the entry: a NULL one is a stale read, for the library. */
+			int (*fn32)(clockid_t, struct vdsokit__timespec32 *) =
+				__atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
+			if (__builtin_expect(fn32 != 0, 1)) {
+				struct vdsokit__timespec32 t32;
+				/* NULL as the library passes it: the entry's own answer. */
+				int r = fn32(clock, ts ? &t32 : (struct vdsokit__timespec32 *)0);
+				if (__builtin_expect(r == 0, 1)) {
+					if (ts) {
+						if (__builtin_expect(t32.tv_sec < 0, 0))
+							return wrapped_fn(clock, ts);
+						ts->tv_sec = t32.tv_sec;
+						ts->tv_nsec = t32.tv_nsec;
+					}
+					return 0;
 				}
-				return 0;
+				/* -ENOSYS: the entry fell back to a 32-bit-time syscall the kernel lacks. */
+				if (r != -ENOSYS)
+					return r;
+				return syscall_fn(clock, ts);
 			}
-			/* -ENOSYS: the entry fell back to a 32-bit-time syscall the kernel lacks. */
-			if (r != -ENOSYS)
-				return r;
-			return syscall_fn(clock, ts);
 		}
+#endif
 	}
-#else
+#ifndef VDSOKIT__INLINE_TIME32
 	(void)route32;
 	(void)wrapped_fn;
 	(void)syscall_fn;
