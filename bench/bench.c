@@ -282,19 +282,40 @@ struct row {
 	void (*loaded)(long); /* the bare entry read from memory at each call */
 };
 
-/* Notes under the table: why a row missed the goal, why one is slower than the libc. */
+/*
+ * Notes under the table: why a row missed the goal, why one is slower than
+ * the libc.  Room for every row's note (a dozen rows, ~220 bytes each); a
+ * note that would not fit whole is counted, not cut.
+ */
+struct note_list {
+	char text[4096];
+	int left_out;
+};
 struct notes {
-	char over[1024], slower[2048];
+	struct note_list over, slower;
 };
 
-static void add_note(char *notes, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void add_note(char *notes, size_t size, const char *fmt, ...)
+static void add_note(struct note_list *list, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void add_note(struct note_list *list, const char *fmt, ...)
 {
-	size_t used = strlen(notes);
+	size_t used = strlen(list->text);
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(notes + used, size - used, fmt, ap);
+	int n = vsnprintf(list->text + used, sizeof(list->text) - used, fmt, ap);
 	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(list->text) - used) {
+		list->text[used] = '\0';
+		list->left_out++;
+	}
+}
+
+static void print_notes(const char *title, const struct note_list *list)
+{
+	if (!list->text[0] && !list->left_out)
+		return;
+	printf("\n%s\n%s", title, list->text);
+	if (list->left_out)
+		printf("  (%d more left out: no room)\n", list->left_out);
 }
 
 static int slower(double a, double b)
@@ -316,7 +337,7 @@ static void explain_over(const struct row *r, struct notes *notes)
 	};
 	measure(v, 3);
 	double raw = v[0].median, loaded = v[1].median, kit = v[2].median;
-	add_note(notes->over, sizeof(notes->over),
+	add_note(&notes->over,
 		 "  %s, again: the entry in a register %.2f ns, read from memory at each call %.2f ns,\n"
 		 "    the library %.2f ns: %s\n",
 		 r->name, raw, loaded, kit,
@@ -344,7 +365,7 @@ static void print_row(const struct row *r, struct notes *notes)
 	if (r->have_raw && slower(kit, raw))
 		explain_over(r, notes);
 	if (slower(kit, libc))
-		add_note(notes->slower, sizeof(notes->slower), "  %s: library %.2f ns, glibc %.2f ns: %s\n",
+		add_note(&notes->slower, "  %s: library %.2f ns, glibc %.2f ns: %s\n",
 			 r->name, kit, libc, r->why_slower_than_libc ? r->why_slower_than_libc : "no reason known");
 }
 
@@ -535,10 +556,8 @@ int main(void)
 	       "                  libc sched_getcpu()\n"
 	       "getcpu(cpu+node): raw __vdso_getcpu(&cpu, &node, NULL), kit vdsokit_getcpu(&cpu, &node),\n"
 	       "                  libc getcpu(&cpu, &node)\n");
-	if (notes.over[0])
-		printf("\nover the goal, and why:\n%s", notes.over);
-	if (notes.slower[0])
-		printf("\nslower than the libc (beyond 3 %% / 0.3 ns), and why:\n%s", notes.slower);
+	print_notes("over the goal, and why:", &notes.over);
+	print_notes("slower than the libc (beyond 3 % / 0.3 ns), and why:", &notes.slower);
 
 	double warm = resolve_ns();
 	printf("\nfirst call's work (locate + parse + resolve + choose), warm, fastest of 31 x 100: %.0f ns\n",

@@ -23,7 +23,7 @@ $(BUILD)/cli/%.o: cli/%.c
 -include $(CLI_OBJS:.o=.d)
 
 $(CLI_BIN): $(CLI_OBJS) $(LIB_A)
-	$(CC) $(ALL_CFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDFLAGS) -lm
+	$(CC) $(ALL_CFLAGS) $(LOOP_CFLAGS) -o $@ $(CLI_OBJS) $(LIB_A) $(LDFLAGS) -lm
 
 # `make run`: what the README's first command shows.
 run: $(CLI_BIN)

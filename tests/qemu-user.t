@@ -95,6 +95,7 @@ arm     arm-linux-gnueabihf-gcc-12      arm     qemu-arm-static      -
 riscv64 riscv64-linux-gnu-gcc-12        riscv64 qemu-riscv64-static  -
 ppc32   powerpc-linux-gnu-gcc-12        ppc32   qemu-ppc-static      -
 ppc64le powerpc64le-linux-gnu-gcc-12    ppc64le qemu-ppc64le-static  -
+ppc64   powerpc64-linux-gnu-gcc-12      ppc64   qemu-ppc64-static    -
 s390x   s390x-linux-gnu-gcc-12          s390x   qemu-s390x-static    -
 mips64  mips64el-linux-gnuabi64-gcc-12  mips64  qemu-mips64el-static -
 mipso32 mips64el-linux-gnuabi64-gcc-12  mipso32 qemu-mipsel-static   -mabi=32
