@@ -333,7 +333,7 @@ const char *vdsokit_machine_name(unsigned machine, unsigned elf_class);
 /*
  * Where the vDSO is called like any C function (every ABI but powerpc's),
  * vdsokit_clock_gettime(), vdsokit_clock_getres() and vdsokit_time(), and
- * vdsokit_getcpu() on x86_64 and i386, are inlined into the caller: plain loads of
+ * vdsokit_getcpu() on x86 (x86_64, x32, i386), are inlined into the caller: plain loads of
  * the route table below, a bit test and the call, what the libc's own call
  * costs.  Everything else is the library's out-of-line code.  Define
  * VDSOKIT_NO_INLINE to always call the library's functions.
@@ -545,11 +545,14 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 
 /*
  * A u32 of this thread's rseq area, relative to the segment the thread
- * pointer is the base of (volatile: the kernel rewrites it).  Not on x32,
- * whose 32-bit offset would be zero-extended as an address.
+ * pointer is the base of (volatile: the kernel rewrites it).  The offset
+ * (negative: the area is below the thread pointer) is widened to 64 bits
+ * with its sign, for x32, whose 32-bit register would be an address of
+ * 4 GiB less.
  */
-#if defined(__x86_64__) && !defined(__ILP32__)
-#define VDSOKIT__RSEQ_LOAD(out, offset) __asm__ volatile("movl %%fs:(%1), %0" : "=r"(out) : "r"(offset))
+#if defined(__x86_64__)
+#define VDSOKIT__RSEQ_LOAD(out, offset) \
+	__asm__ volatile("movl %%fs:(%1), %0" : "=r"(out) : "r"((int64_t)(offset)))
 #elif defined(__i386__)
 #define VDSOKIT__RSEQ_LOAD(out, offset) __asm__ volatile("movl %%gs:(%1), %0" : "=r"(out) : "r"(offset))
 #endif

@@ -168,12 +168,15 @@ for target in x86_64-host $MATRIX_TARGETS; do
 	fi
 		;;
 	esac
-	# x86_64 and i386 read getcpu's rseq area in the caller, through the
-	# segment their thread pointer is the base of (x32 does not: its
-	# 32-bit offset would be zero-extended as an address).
+	# x86_64, x32 and i386 read getcpu's rseq area in the caller, through
+	# the segment their thread pointer is the base of; x32 through a 64-bit
+	# register (its offset widened with its sign: a 32-bit register would
+	# be zero-extended as an address).
 	case $t_arch in
-	x86_64 | i386)
-		seg=$(body "$objdump" "$dir/inline.o" inline_getcpu | grep -cE '%[fg]s:\(%')
+	x86_64 | i386 | x32)
+		want='%[fg]s:\(%'
+		[ "$t_arch" = x32 ] && want='%fs:\(%r'
+		seg=$(body "$objdump" "$dir/inline.o" inline_getcpu | grep -cE "$want")
 		if [ "$seg" -ge 1 ]; then
 			ok "$t_arch: the inlined getcpu reads the rseq area's cpu_id in the caller (a segment-relative load)"
 		else
