@@ -168,6 +168,23 @@ for target in x86_64-host $MATRIX_TARGETS; do
 	fi
 		;;
 	esac
+	# MIPS n64: the inlined clock calls pick the route's function or the
+	# library's with a conditional move, no branch (include/vdsokit.h).
+	case $t_arch in
+	mips64el)
+		branches=""
+		for fn in inline_clock_gettime inline_clock_getres; do
+			b=$(body "$objdump" "$dir/inline.o" "$fn" | grep -cE '[[:space:]](b|beq|bne|beqz|bnez|bltz|bgez|blez|bgtz|bal)[[:space:]]')
+			[ "$b" -eq 0 ] || branches="$branches $fn=$b"
+		done
+		if [ -z "$branches" ]; then
+			ok "$t_arch: the inlined clock calls choose their pointer without a branch (movz)"
+		else
+			not_ok "$t_arch: the inlined clock calls choose their pointer without a branch (movz):$branches"
+			body "$objdump" "$dir/inline.o" inline_clock_gettime | head -20 | diag
+		fi
+		;;
+	esac
 	# x86_64, x32 and i386 read getcpu's rseq area in the caller, through
 	# the segment their thread pointer is the base of; x32 through a 64-bit
 	# register (its offset widened with its sign: a 32-bit register would
