@@ -333,9 +333,9 @@ const char *vdsokit_machine_name(unsigned machine, unsigned elf_class);
 /*
  * Where the vDSO is called like any C function (every ABI but powerpc's),
  * vdsokit_clock_gettime(), vdsokit_clock_getres() and vdsokit_time(), and
- * vdsokit_getcpu() on x86 (x86_64, x32, i386), are inlined into the caller: plain loads of
- * the route table below, a bit test and the call, what the libc's own call
- * costs.  Everything else is the library's out-of-line code.  Define
+ * vdsokit_getcpu() on x86 (x86_64, x32, i386), are inlined into the
+ * caller: plain loads of the route table below, a bit test and the call,
+ * what the libc's own call costs.  Everything else is the library's out-of-line code.  Define
  * VDSOKIT_NO_INLINE to always call the library's functions.
  *
  * The names below are private to this header.  A program that inlines the
@@ -547,8 +547,8 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
  * A u32 of this thread's rseq area, relative to the segment the thread
  * pointer is the base of (volatile: the kernel rewrites it).  The offset
  * (negative: the area is below the thread pointer) is widened to 64 bits
- * with its sign, for x32, whose 32-bit register would be an address of
- * 4 GiB less.
+ * with its sign, for x32: zero-extended from its 32-bit register, it
+ * would address 4 GiB above the area.
  */
 #if defined(__x86_64__)
 #define VDSOKIT__RSEQ_LOAD(out, offset) \

@@ -123,11 +123,12 @@ static inline int call_clock32(int (*fn)(clockid_t, struct vdsokit__timespec32 *
 
 /*
  * What the header's inline code does, for the library's own calls: the
- * route's entry for a clock in its mask, whose answer is the answer (src/vdso.c
- * puts an entry that may decline behind its own function); on 32-bit ABIs a
- * 32-bit-time entry's route, whose wrap drops it and whose -ENOSYS (its
- * fallback to a 32-bit-time syscall that a y2038 kernel lacks, for a clock
- * it cannot read) goes to the syscall; any other clock to the syscall.
+ * route's entry for a clock in its mask, whose answer is the answer
+ * (src/vdso.c puts an entry that may decline behind its own function); on
+ * 32-bit ABIs a 32-bit-time entry's route, whose wrap drops it and whose
+ * -ENOSYS (its fallback to a 32-bit-time syscall that a y2038 kernel lacks,
+ * for a clock it cannot read) goes to the syscall; any other clock to the
+ * syscall.
  */
 static inline int clock_routed(const struct vdsokit__clock_route *route,
 			       const struct vdsokit__clock32_route *route32, clock_fn first,

@@ -59,10 +59,10 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
  * minimal frame, whose header a vDSO may write: 320 bytes (ELFv2), 400
  * (ELFv1), 16 (ppc32, which has no red zone).  r2 is not saved: the vDSO
  * keeps it (5.11's saves and restores it), as glibc's calls and the kernel
- * selftests' (vdso_call.h) rely on.  The result:
- * r3, negated when the vDSO set CR0.SO (a positive errno).  Clobbers: the
- * ABI's volatile registers but the arguments'; the vDSO is kernel code,
- * built without floating point or vector registers.
+ * selftests' (vdso_call.h) rely on.  The result: r3, negated when the vDSO
+ * set CR0.SO (a positive errno).  Clobbers: the ABI's volatile registers
+ * but the arguments'; the vDSO is kernel code, built without floating
+ * point or vector registers.
  */
 #if defined(__powerpc64__) && defined(_CALL_ELF) && _CALL_ELF == 2
 #define PPC_VDSO_FRAME_PUSH "stdu 1,-320(1)\n\t"
