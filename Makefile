@@ -47,7 +47,7 @@ comma := ,
 # refuses it through -Wa,), gcc only through -Wa,; with -flto the code is
 # generated at the link, which gets the flag too.
 LOOP_CFLAGS := $(firstword $(foreach f,-mbranches-within-32B-boundaries -Wa$(comma)-mbranches-within-32B-boundaries,\
-	$(shell $(CC) -Werror $(f) -c -x c -o /dev/null /dev/null 2>/dev/null && echo $(f))))
+	$(shell $(CC) $(CFLAGS) -Werror $(f) -c -x c -o /dev/null /dev/null 2>/dev/null && echo $(f))))
 
 LIB_SRCS := src/image.c src/vdso.c src/choose.c src/time.c src/cpu.c src/tp.c src/random.c src/route.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
