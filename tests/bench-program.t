@@ -68,7 +68,7 @@ jump_boundaries() {
 				printf "%s: %s at %x-%x\n", fn, jump, from, end
 			jump = ""
 		}
-		/^[0-9a-f]+ <.*>:$/ { check(hex($1)); name = substr($2, 2, length($2) - 3); timed = name ~ want; fn = name; op = ""; next }
+		/^[0-9a-f]+ <.*>:$/ { check(hex($1)); name = substr($2, 2, length($2) - 3); timed = name ~ want; seen += timed; fn = name; op = ""; next }
 		!timed || !/^ *[0-9a-f]+:\t/ { next }
 		{
 			at = hex(substr($1, 1, length($1) - 1))
@@ -80,7 +80,8 @@ jump_boundaries() {
 				from = $i != "jmp" && op ~ /^(cmp|test|add|sub|and|inc|dec)/ ? last : at
 			}
 			op = $i; last = at
-		}'
+		}
+		END { if (!seen) print "no function named " want ": nothing was checked" }'
 }
 case $(uname -m) in
 x86_64 | i?86)
