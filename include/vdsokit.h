@@ -335,8 +335,9 @@ const char *vdsokit_machine_name(unsigned machine, unsigned elf_class);
  * vdsokit_clock_gettime(), vdsokit_clock_getres() and vdsokit_time(), and
  * vdsokit_getcpu() on x86 (x86_64, x32, i386), are inlined into the
  * caller: plain loads of the route table below, a bit test and the call,
- * what the libc's own call costs.  Everything else is the library's out-of-line code.  Define
- * VDSOKIT_NO_INLINE to always call the library's functions.
+ * what the libc's own call costs.  Everything else is the library's
+ * out-of-line code.  Define VDSOKIT_NO_INLINE to always call the library's
+ * functions.
  *
  * The names below are private to this header.  A program that inlines the
  * calls has the route table's layout built in (and may hold its own copy
@@ -546,8 +547,9 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 /*
  * A u32 of this thread's rseq area, relative to the segment the thread
  * pointer is the base of (volatile: the kernel rewrites it).  The offset
- * (negative: the area is below the thread pointer) is widened to 64 bits
- * with its sign, for x32: zero-extended from its 32-bit register, it
+ * (of either sign: glibc 2.35-2.40 keep the area in struct pthread, above
+ * the thread pointer; others may put it below) is widened to 64 bits with
+ * its sign, for x32: a negative one zero-extended from its 32-bit register
  * would address 4 GiB above the area.
  */
 #if defined(__x86_64__)
