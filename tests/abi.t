@@ -4,14 +4,19 @@
 #   - libabigail compares build/lib/libvdsokit.so.1 with the committed
 #     baseline tests/abi/libvdsokit.so.1.abi (x86_64), written with source
 #     locations so that --headers-dir2 keeps the public header's types in
-#     view: any difference fails, compatible or not.  An intended change
+#     view, and --harmless, so that a type changed for one of the same
+#     size is a difference too: any difference fails, compatible or not,
+#     and so does a library without DWARF (abidiff would compare its
+#     symbols alone) or one abidiff cannot read.  An intended change
 #     updates the baseline in the same commit (`make abi-baseline`) and,
 #     when incompatible, the soname (and the route table's name, for a
 #     change of vdsokit__routes_v2);
 #   - the guard is shown catching what it is for, in scratch copies of the
-#     tree: two fields of the inlined route table swapped, two fields of a
-#     caller-allocated struct swapped, and a caller-allocated struct grown
-#     (which the compiler refuses first: its size is a _Static_assert);
+#     tree: two fields of the inlined route table swapped (and the same
+#     built without -g), a member int64_t -> long, a parameter unsigned ->
+#     int, two fields of a caller-allocated struct swapped, and a
+#     caller-allocated struct grown (which the compiler refuses first: its
+#     size is a _Static_assert);
 #   - the data the header inlines is taken by programs as a COPY relocation
 #     of its size: a program built for another layout must be refused by the
 #     loader, not run with its globals overwritten.
@@ -20,9 +25,25 @@
 so=$build/lib/libvdsokit.so.1
 baseline=$top/tests/abi/libvdsokit.so.1.abi
 
-# abidiff_of SO: abidiff's exit status against the baseline, as make check runs it.
-abidiff_of() {
-	abidiff "$baseline" "$1" --headers-dir2 "$(dirname "$1")/../../include" >"$tmp/abidiff.out" 2>&1
+# verdict SO: $verdict, what abidiff says of SO against the baseline, as make
+# check runs it: same, changed (exit bit 4 or 8), error (bit 1 or 2: a file
+# it cannot read, say) or no-dwarf.  --harmless: a change abidiff deems
+# harmless is one too, a member's or a parameter's type of the same size
+# (int64_t to long, unsigned to int), which ILP32 ABIs or callers may not
+# see the same.  Without DWARF abidiff compares the symbols alone, and
+# passes any change of a type.
+verdict() {
+	abidiff --harmless "$baseline" "$1" --headers-dir2 "$(dirname "$1")/../../include" >"$tmp/abidiff.out" 2>&1
+	st=$?
+	if [ $((st & 3)) -ne 0 ]; then
+		verdict=error
+	elif ! readelf -SW "$1" | grep -q ' \.debug_info '; then
+		verdict=no-dwarf
+	elif [ $((st & 12)) -ne 0 ]; then
+		verdict=changed
+	else
+		verdict=same
+	fi
 }
 
 # scratch NAME: a copy of what builds the library, in $tmp/NAME.
@@ -46,21 +67,31 @@ open(path, "w").write(text)
 PY
 }
 
+# build NAME [MAKE-ARGS...]: builds the scratch copy NAME's library (with
+# DWARF unless told otherwise: not the OPT a make check was given).
+build() {
+	_name=$1
+	shift
+	make -s -C "$tmp/$_name" BUILD="$tmp/$_name/build" OPT="-O2 -g" "$@" lib >"$tmp/$_name.build" 2>&1
+}
+
 # changed NAME WHAT: builds the scratch copy NAME and says whether abidiff fails on it.
 changed() {
-	if ! make -s -C "$tmp/$1" BUILD="$tmp/$1/build" lib >"$tmp/$1.build" 2>&1; then
+	if ! build "$1"; then
 		not_ok "abidiff guard, $2: the scratch copy does not build"
 		diag <"$tmp/$1.build"
 		return
 	fi
-	abidiff_of "$tmp/$1/build/lib/libvdsokit.so.1"
-	st=$?
-	if [ $st -ne 0 ]; then
-		ok "abidiff guard, $2: caught (abidiff exit $st)"
-	else
+	verdict "$tmp/$1/build/lib/libvdsokit.so.1"
+	case $verdict in
+	changed) ok "abidiff guard, $2: caught (abidiff exit $st)" ;;
+	same)
 		not_ok "abidiff guard, $2: abidiff exit 0, the change went through"
-		diag <"$tmp/abidiff.out"
-	fi
+		diag <"$tmp/abidiff.out" ;;
+	*)
+		not_ok "abidiff guard, $2: not a verdict on the change ($verdict, abidiff exit $st)"
+		diag <"$tmp/abidiff.out" ;;
+	esac
 }
 
 if [ "$(uname -m)" != x86_64 ]; then
@@ -70,21 +101,60 @@ elif ! command -v abidiff >/dev/null 2>&1; then
 elif [ ! -f "$so" ]; then
 	not_ok "abidiff: $so not built"
 else
-	abidiff_of "$so"
-	st=$?
-	case $st in
-	0) ok "abidiff: libvdsokit.so.1 has the committed baseline's ABI" ;;
-	*)
+	verdict "$so"
+	case $verdict in
+	same) ok "abidiff: libvdsokit.so.1 has the committed baseline's ABI" ;;
+	changed)
 		not_ok "abidiff: libvdsokit.so.1 differs from tests/abi/libvdsokit.so.1.abi (abidiff exit $st: 4 changed, 8 incompatible)"
 		diag <"$tmp/abidiff.out"
 		echo "# intended? update the baseline (make abi-baseline) in the same commit, and for an" \
 			"incompatible change the soname too" ;;
+	no-dwarf)
+		not_ok "abidiff: $so has no DWARF (built without -g: an OPT given to make replaces the Makefile's -O2 -g); abidiff would compare its symbols alone" ;;
+	*)
+		not_ok "abidiff: cannot compare $so (abidiff exit $st)"
+		diag <"$tmp/abidiff.out" ;;
 	esac
+
+	# What is not a verdict on a change does not count as one.
+	head -c 4096 "$so" >"$tmp/truncated.so"
+	verdict "$tmp/truncated.so"
+	if [ "$verdict" = error ]; then
+		ok "abidiff guard: a truncated library is an error (abidiff exit $st), not a caught change"
+	else
+		not_ok "abidiff guard: a truncated library is taken as $verdict (abidiff exit $st)"
+	fi
 
 	scratch routes
 	edit "$tmp/routes/include/vdsokit.h" \
 		'struct vdsokit__clock_route gettime, getres;' 'struct vdsokit__clock_route getres, gettime;'
 	changed routes "two fields of the inlined route table (vdsokit__routes_v2) swapped"
+
+	# The same library without -g: abidiff passes it, the guard does not.
+	rm -rf "$tmp/nodwarf" && cp -r "$tmp/routes" "$tmp/nodwarf" && rm -rf "$tmp/nodwarf/build"
+	if build nodwarf OPT=-O2; then
+		verdict "$tmp/nodwarf/build/lib/libvdsokit.so.1"
+		if [ "$verdict" = no-dwarf ]; then
+			ok "abidiff guard: a library built without -g is refused (abidiff exit $st alone: symbols only)"
+		else
+			not_ok "abidiff guard: a library built without -g is taken as $verdict (abidiff exit $st)"
+		fi
+	else
+		not_ok "abidiff guard: the scratch copy without -g does not build"
+		diag <"$tmp/nodwarf.build"
+	fi
+
+	# Changes of the same size, which plain abidiff deems harmless.
+	scratch timespec-long
+	edit "$tmp/timespec-long/include/vdsokit.h" '	int64_t tv_nsec;' '	long tv_nsec;'
+	changed timespec-long "struct vdsokit_timespec.tv_nsec int64_t -> long (smaller on ILP32)"
+
+	scratch param-int
+	edit "$tmp/param-int/include/vdsokit.h" \
+		'const char *vdsokit_machine_name(unsigned machine,' 'const char *vdsokit_machine_name(int machine,'
+	edit "$tmp/param-int/src/image.c" \
+		'const char *vdsokit_machine_name(unsigned machine,' 'const char *vdsokit_machine_name(int machine,'
+	changed param-int "a parameter unsigned -> int (vdsokit_machine_name's machine)"
 
 	scratch route-info
 	edit "$tmp/route-info/include/vdsokit.h" \
@@ -101,7 +171,7 @@ else
 };' '	uint64_t reserved[8];    /* 0                                         */
 	uint64_t added_later;
 };'
-	if make -s -C "$tmp/grown" BUILD="$tmp/grown/build" lib >"$tmp/grown.build" 2>&1; then
+	if build grown; then
 		not_ok "a grown struct vdsokit_image compiles: its size is not asserted"
 	elif grep -q "struct vdsokit_image keeps its size" "$tmp/grown.build"; then
 		ok "a grown struct vdsokit_image does not compile: its size is a _Static_assert"
