@@ -164,8 +164,15 @@ enum vdsokit_reason {
 					  or mmap): the syscall */
 };
 
-/* Caller-allocated: its size is ABI; later fields come out of reserved[]. */
+/*
+ * Caller-allocated, filled by vdsokit_route_of(): its size and every field
+ * are ABI.  A later release adds fields only out of reserved[] (0 until
+ * then), and says so in struct_version ("version" is the vDSO symbol's).
+ */
+#define VDSOKIT_ROUTE_INFO_VERSION 1
 struct vdsokit_route_info {
+	unsigned struct_version;  /* VDSOKIT_ROUTE_INFO_VERSION: the fields filled */
+	unsigned reserved32;      /* 0                                          */
 	enum vdsokit_route route;
 	enum vdsokit_reason reason;
 	const char *symbol;       /* vDSO symbol used, or NULL                  */
@@ -281,28 +288,43 @@ struct vdsokit_image {
 	size_t exec_lo, exec_hi; /* file offsets of the executable PT_LOAD(s) */
 	uint64_t reserved[8];    /* 0                                         */
 };
+/*
+ * A symbol and a version definition, filled by the calls below into the
+ * caller's struct: their sizes and every field are ABI, as the image's.  A
+ * later release adds fields only out of reserved[] (0 until then), and says
+ * so in struct_version ("version" is the ELF symbol version's).  No padding:
+ * 4-byte fields, then 8-byte ones, then pointer-sized ones.
+ */
+#define VDSOKIT_SYMBOL_VERSION 1
 struct vdsokit_symbol {
-	const char *name;
-	const char *version;     /* NULL: unversioned (no DT_VERSYM)          */
+	unsigned struct_version; /* VDSOKIT_SYMBOL_VERSION: the fields filled */
 	int version_index;       /* versym & 0x7fff, -1 if none               */
 	int version_hidden;      /* versym & 0x8000                           */
-	uint64_t value;          /* st_value                                  */
-	uint64_t size;           /* st_size                                   */
-	uint64_t offset;         /* st_value converted to an offset in image  */
 	unsigned type;           /* STT_*                                     */
 	unsigned bind;           /* STB_*                                     */
 	unsigned visibility;     /* STV_*                                     */
 	unsigned shndx;          /* st_shndx                                  */
+	unsigned reserved32;     /* 0                                         */
+	uint64_t value;          /* st_value                                  */
+	uint64_t size;           /* st_size                                   */
+	uint64_t offset;         /* st_value converted to an offset in image  */
+	const char *name;
+	const char *version;     /* NULL: unversioned (no DT_VERSYM)          */
 	const void *address;     /* data + offset, NULL if outside the image  */
+	uintptr_t reserved[5];   /* 0                                         */
 };
 
+#define VDSOKIT_VERDEF_VERSION 1
 struct vdsokit_verdef {
+	unsigned struct_version; /* VDSOKIT_VERDEF_VERSION: the fields filled */
 	unsigned index;          /* vd_ndx                                    */
 	unsigned flags;          /* vd_flags (VER_FLG_BASE = 1)               */
 	uint32_t hash;           /* vd_hash                                   */
 	unsigned aux_count;      /* vd_cnt                                    */
+	unsigned reserved32;     /* 0                                         */
 	const char *name;        /* first Verdaux name                        */
 	const char *parent;      /* second Verdaux name, or NULL              */
+	uintptr_t reserved[6];   /* 0                                         */
 };
 
 /* 0 or a positive enum vdsokit_image_error. */

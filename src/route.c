@@ -5,6 +5,14 @@
 
 #include "internal.h"
 
+/* *p with nothing found yet: this release's fields, every other byte 0. */
+static void route_clear(struct vdsokit_route_info *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->struct_version = VDSOKIT_ROUTE_INFO_VERSION;
+	p->syscall_nr = -1;
+}
+
 static void route_syscall(struct vdsokit_route_info *p, enum vdsokit_reason why, const char *name, long nr)
 {
 	p->route = VDSOKIT_ROUTE_SYSCALL;
@@ -28,8 +36,7 @@ static void route_simple(struct vdsokit_route_info *p, const struct found *f, en
 			 const char *sysname, long nr)
 {
 	struct choice c = vdsokit_lib_choose(f, fn);
-	memset(p, 0, sizeof(*p));
-	p->syscall_nr = -1;
+	route_clear(p);
 	if (!c.fn) {
 		route_syscall(p, why_not(f, &c), sysname, nr);
 		return;
@@ -50,7 +57,7 @@ static void route_clock(struct vdsokit_route_info *p, const struct found *f, enu
 		return;
 	if (!clock_in(vdsokit_lib_vdso_clocks(fn), clock)) {
 		/* The vDSO would only make this syscall itself: the library makes it. */
-		memset(p, 0, sizeof(*p));
+		route_clear(p);
 		route_syscall(p, VDSOKIT_REASON_CLOCK_IN_KERNEL, sysname, nr);
 	} else if ((unsigned)clock >= 32) {
 		/* An id that lands on a clock the vDSO reads: the vDSO gets it, and enters the kernel. */
@@ -66,8 +73,7 @@ VDSO_EXPORT int vdsokit_route_of(enum vdsokit_func fn, clockid_t clock, struct v
 	if (!p)
 		return -EINVAL;
 	const struct found *f = vdsokit_lib_found();
-	memset(p, 0, sizeof(*p));
-	p->syscall_nr = -1;
+	route_clear(p);
 	p->route = VDSOKIT_ROUTE_NONE;
 	switch (fn) {
 	case VDSOKIT_FN_CLOCK_GETTIME:
@@ -109,7 +115,7 @@ VDSO_EXPORT int vdsokit_route_of(enum vdsokit_func fn, clockid_t clock, struct v
 		route_simple(p, f, fn, "getrandom", __NR_getrandom);
 		enum vdsokit_reason why = vdsokit_lib_random_reason(f);
 		if (p->route == VDSOKIT_ROUTE_VDSO && why != VDSOKIT_REASON_OK) {
-			memset(p, 0, sizeof(*p));
+			route_clear(p);
 			route_syscall(p, why, "getrandom", __NR_getrandom);
 		}
 		return 0;

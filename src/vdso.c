@@ -49,10 +49,6 @@ VDSO_EXPORT struct vdsokit__routes_v2 vdsokit__routes_v2 = {
 	.getres = { ~0u, FIRST_CALL(vdsokit_lib_clock_getres_first) },
 };
 
-/* Programs that inline the calls have this layout built in: a change renames the table. */
-_Static_assert(sizeof(struct vdsokit__routes_v2) == 16 * sizeof(void *),
-	       "vdsokit__routes_v2 changed: name the new layout vdsokit__routes_v3");
-
 static struct found found;
 static struct vdsokit_image process_image; /* when found.status is FOUND_IMAGE */
 uint32_t vdsokit_lib_dropped;              /* bits of enum vdsokit_lib_sym, only ever set */

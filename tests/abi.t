@@ -94,6 +94,28 @@ changed() {
 	esac
 }
 
+# refused NAME WHAT MESSAGE [MAKE-ARGS...]: the scratch copy NAME does not
+# compile, on the layout assertion (src/internal.h) saying MESSAGE.
+refused() {
+	_name=$1 _what=$2 _msg=$3
+	shift 3
+	if build "$_name" "$@"; then
+		not_ok "$_what compiles: its layout is not asserted"
+	elif grep -q "$_msg" "$tmp/$_name.build"; then
+		ok "$_what does not compile: \"$_msg\""
+	else
+		not_ok "$_what fails to build for another reason"
+		diag <"$tmp/$_name.build"
+	fi
+}
+
+# unasserted NAME: the scratch copy NAME without its layout assertions, for abidiff to see.
+unasserted() {
+	edit "$tmp/$1/src/internal.h" \
+		'_Static_assert(sizeof(type) ==' '_Static_assert(1 || sizeof(type) ==' \
+		'_Static_assert(offsetof(type, field) ==' '_Static_assert(1 || offsetof(type, field) =='
+}
+
 if [ "$(uname -m)" != x86_64 ]; then
 	skip "abidiff: the baseline is x86_64's (this is $(uname -m))"
 elif ! command -v abidiff >/dev/null 2>&1; then
@@ -128,7 +150,9 @@ else
 	scratch routes
 	edit "$tmp/routes/include/vdsokit.h" \
 		'struct vdsokit__clock_route gettime, getres;' 'struct vdsokit__clock_route getres, gettime;'
-	changed routes "two fields of the inlined route table (vdsokit__routes_v2) swapped"
+	refused routes "a route table with two fields swapped" "struct vdsokit__routes_v2.getres keeps its offset"
+	unasserted routes
+	changed routes "two fields of the inlined route table (vdsokit__routes_v2) swapped (its assertions taken out)"
 
 	# The same library without -g: abidiff passes it, the guard does not.
 	rm -rf "$tmp/nodwarf" && cp -r "$tmp/routes" "$tmp/nodwarf" && rm -rf "$tmp/nodwarf/build"
@@ -148,6 +172,14 @@ else
 	scratch timespec-long
 	edit "$tmp/timespec-long/include/vdsokit.h" '	int64_t tv_nsec;' '	long tv_nsec;'
 	changed timespec-long "struct vdsokit_timespec.tv_nsec int64_t -> long (smaller on ILP32)"
+	# ... which any ILP32 build refuses: the layouts are _Static_asserts (src/internal.h).
+	if command -v i686-linux-gnu-gcc-12 >/dev/null 2>&1; then
+		refused timespec-long "i686: a struct vdsokit_timespec with a long tv_nsec" \
+			"struct vdsokit_timespec keeps its size" BUILD="$tmp/timespec-long/i686" \
+			CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar
+	else
+		skip "i686: no i686-linux-gnu-gcc-12 to build the scratch copy for ILP32"
+	fi
 
 	scratch param-int
 	edit "$tmp/param-int/include/vdsokit.h" \
@@ -162,26 +194,21 @@ else
 	const char *version;      /* its version node, or NULL if unversioned   */' \
 		'	const char *version;      /* its version node, or NULL if unversioned   */
 	const char *symbol;       /* vDSO symbol used, or NULL                  */'
-	changed route-info "two fields of the caller-allocated struct vdsokit_route_info swapped"
+	refused route-info "a struct vdsokit_route_info with two fields swapped" \
+		"struct vdsokit_route_info.symbol keeps its offset"
+	unasserted route-info
+	changed route-info "two fields of the caller-allocated struct vdsokit_route_info swapped (its assertions taken out)"
 
-	# Grown: the compiler refuses it first, then abidiff, with the assertion taken out.
+	# Grown: the compiler refuses it first, then abidiff, with the assertions taken out.
 	scratch grown
 	edit "$tmp/grown/include/vdsokit.h" \
 		'	uint64_t reserved[8];    /* 0                                         */
 };' '	uint64_t reserved[8];    /* 0                                         */
 	uint64_t added_later;
 };'
-	if build grown; then
-		not_ok "a grown struct vdsokit_image compiles: its size is not asserted"
-	elif grep -q "struct vdsokit_image keeps its size" "$tmp/grown.build"; then
-		ok "a grown struct vdsokit_image does not compile: its size is a _Static_assert"
-	else
-		not_ok "a grown struct vdsokit_image fails to build for another reason"
-		diag <"$tmp/grown.build"
-	fi
-	edit "$tmp/grown/src/image.c" \
-		'_Static_assert(sizeof(struct vdsokit_image) ==' '_Static_assert(1 ||sizeof(struct vdsokit_image) =='
-	changed grown "the caller-allocated struct vdsokit_image grown by a field (its assertion taken out)"
+	refused grown "a grown struct vdsokit_image" "struct vdsokit_image keeps its size"
+	unasserted grown
+	changed grown "the caller-allocated struct vdsokit_image grown by a field (its assertions taken out)"
 fi
 
 # --- a program built for another layout of the inlined data ---------------

@@ -268,6 +268,50 @@ static void test_paths(int told_no_vdso)
 #endif
 }
 
+static int all_zero(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	while (n && !b[n - 1])
+		n--;
+	return n == 0;
+}
+
+/*
+ * The structs filled through the caller's pointer: over any bytes the
+ * caller left there, this release's version, and the reserved room 0.
+ */
+static void test_struct_versions(void)
+{
+	struct vdsokit_route_info p;
+	memset(&p, 0xa5, sizeof(p));
+	vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &p);
+	ok(p.struct_version == VDSOKIT_ROUTE_INFO_VERSION && !p.reserved32 &&
+		   all_zero(p.reserved, sizeof(p.reserved)),
+	   "route info: struct_version %u, reserved room 0", p.struct_version);
+
+	const struct vdsokit_image *img = vdsokit_process_image();
+	if (!img || !img->symbol_count) {
+		skip("symbol: no process image with symbols");
+		skip("verdef: no process image with symbols");
+		return;
+	}
+	struct vdsokit_symbol sym;
+	memset(&sym, 0xa5, sizeof(sym));
+	int r = vdsokit_image_symbol(img, img->symbol_count - 1, &sym);
+	ok(r == 0 && sym.struct_version == VDSOKIT_SYMBOL_VERSION && !sym.reserved32 &&
+		   all_zero(sym.reserved, sizeof(sym.reserved)),
+	   "symbol: struct_version %u, reserved room 0 (%d)", sym.struct_version, r);
+	struct vdsokit_verdef def;
+	memset(&def, 0xa5, sizeof(def));
+	r = img->verdef_count ? vdsokit_image_verdef(img, 0, &def) : -1;
+	if (r == -1)
+		skip("verdef: no version definitions");
+	else
+		ok(r == 0 && def.struct_version == VDSOKIT_VERDEF_VERSION && !def.reserved32 &&
+			   all_zero(def.reserved, sizeof(def.reserved)),
+		   "verdef: struct_version %u, reserved room 0 (%d)", def.struct_version, r);
+}
+
 /*
  * vdsokit_bare_entry: the entry path_of names, called bare with the
  * kernel's types it gives the same time as the syscall; getrandom and the
@@ -345,6 +389,7 @@ int main(int argc, char **argv)
 	diag("arch %s, AT_SYSINFO_EHDR %p%s", vdsokit_arch_name(), (void *)getauxval(AT_SYSINFO_EHDR),
 	     no_vdso ? " (ignored: told no vDSO)" : "");
 	test_paths(no_vdso);
+	test_struct_versions();
 	test_bare_entry();
 	test_calls();
 	ok(vdsokit_use_image(NULL, 0) == -EBUSY, "vdsokit_use_image after first use: -EBUSY");
