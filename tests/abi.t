@@ -13,10 +13,14 @@
 #     change of vdsokit__routes_v2);
 #   - the guard is shown catching what it is for, in scratch copies of the
 #     tree: two fields of the inlined route table swapped (and the same
-#     built without -g), a member int64_t -> long, a parameter unsigned ->
-#     int, two fields of a caller-allocated struct swapped, and a
-#     caller-allocated struct grown (which the compiler refuses first: its
-#     size is a _Static_assert);
+#     built without -g), a member int64_t -> long (which an i686 build
+#     refuses), a parameter unsigned -> int, two fields of a
+#     caller-allocated struct swapped, and a caller-allocated struct grown;
+#     the layouts are _Static_asserts too (src/internal.h), which refuse
+#     the swaps and the growth first;
+#   - the header's enumerators and numeric macros, which abidiff cannot
+#     see, are compared with the committed list tests/abi/constants.txt,
+#     shown failing on the rseq flags swapped and an image error inserted;
 #   - the data the header inlines is taken by programs as a COPY relocation
 #     of its size: a program built for another layout must be refused by the
 #     loader, not run with its globals overwritten.
@@ -211,10 +215,70 @@ else
 	changed grown "the caller-allocated struct vdsokit_image grown by a field (its assertions taken out)"
 fi
 
+# --- the header's constants, which abidiff cannot see ---------------------
+# It reads no macros (the rseq flags the inlined getcpu tests, the clock id
+# time() reads, VDSOKIT_IMAGE_HAS_*), and an enum only where an exported
+# function's types reach it (not enum vdsokit_image_error: the image calls
+# take and return int).  scripts/abi-constants lists the header's
+# enumerators and numeric macros with their values; make abi-baseline
+# writes tests/abi/constants.txt.
+cc=${CC:-cc}
+
+# constants DIR: $constants, DIR/include/vdsokit.h's list against the
+# committed one: same, differ ($tmp/constants.diff) or error.
+constants() {
+	if ! "$top/scripts/abi-constants" "$cc" "$1/include/vdsokit.h" >"$tmp/constants.txt" 2>"$tmp/constants.err"; then
+		constants=error
+	elif diff -u "$top/tests/abi/constants.txt" "$tmp/constants.txt" >"$tmp/constants.diff"; then
+		constants=same
+	else
+		constants=differ
+	fi
+}
+
+# constants_changed NAME WHAT: the scratch copy NAME's list differs.
+constants_changed() {
+	constants "$tmp/$1"
+	case $constants in
+	differ) ok "constants guard, $2: caught ($(grep -c '^[-+][^-+]' "$tmp/constants.diff") lines differ)" ;;
+	same) not_ok "constants guard, $2: the list is the same, the change went through" ;;
+	*)
+		not_ok "constants guard, $2: the list could not be made"
+		diag <"$tmp/constants.err" ;;
+	esac
+}
+
+if [ "$(uname -m)" != x86_64 ]; then
+	skip "constants: the list is x86_64's (this is $(uname -m))"
+else
+	constants "$top"
+	case $constants in
+	same) ok "constants: the header's enumerators and numeric macros are tests/abi/constants.txt's" ;;
+	differ)
+		not_ok "constants: the header's enumerators or numeric macros differ from tests/abi/constants.txt"
+		diag <"$tmp/constants.diff"
+		echo "# intended? update the list (make abi-baseline) in the same commit" ;;
+	*)
+		not_ok "constants: scripts/abi-constants failed"
+		diag <"$tmp/constants.err" ;;
+	esac
+
+	scratch rseq-flags
+	edit "$tmp/rseq-flags/include/vdsokit.h" \
+		'#define VDSOKIT__RSEQ_CPU 1' '#define VDSOKIT__RSEQ_CPU 2' \
+		'#define VDSOKIT__RSEQ_NODE 2' '#define VDSOKIT__RSEQ_NODE 1'
+	constants_changed rseq-flags "VDSOKIT__RSEQ_CPU and VDSOKIT__RSEQ_NODE swapped"
+
+	scratch image-error
+	edit "$tmp/image-error/include/vdsokit.h" \
+		'	VDSOKIT_IMAGE_NOT_ELF,' '	VDSOKIT_IMAGE_ADDED_LATER,
+	VDSOKIT_IMAGE_NOT_ELF,'
+	constants_changed image-error "an image error inserted before VDSOKIT_IMAGE_NOT_ELF (the later ones renumbered)"
+fi
+
 # --- a program built for another layout of the inlined data ---------------
 # A stand-in for a library of another layout: it exports the route table
 # under another name (an older layout's), in a node of its own.
-cc=${CC:-cc}
 cat >"$tmp/old.map" <<'MAP'
 VDSOKIT_0.4 { global: vdsokit__routes_v1; vdsokit_clock_gettime; local: *; };
 MAP
