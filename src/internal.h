@@ -76,11 +76,18 @@ void vdsokit_lib_ensure_resolved(void);
 	_Static_assert(sizeof(type) == ABI_BYTES(n4, n8, nptr), #type " keeps its size: " why)
 #define ABI_OFFSET(type, field, n4, n8, nptr) \
 	_Static_assert(offsetof(type, field) == ABI_BYTES(n4, n8, nptr), #type "." #field " keeps its offset")
+/* Where 64-bit fields are 8-aligned, a field shrunk to 4 bytes can hide in padding. */
+#define ABI_MEMBER(type, field, bytes) \
+	_Static_assert(sizeof(((type *)0)->field) == (bytes), #type "." #field " keeps its size")
 #define FROM_RESERVED "new fields come out of reserved[]"
 ABI_SIZE(struct vdsokit_timespec, 0, 2, 0, "the kernel's __kernel_timespec");
 ABI_OFFSET(struct vdsokit_timespec, tv_nsec, 0, 1, 0);
+ABI_MEMBER(struct vdsokit_timespec, tv_sec, 8);
+ABI_MEMBER(struct vdsokit_timespec, tv_nsec, 8);
 ABI_SIZE(struct vdsokit_timeval, 0, 2, 0, "64-bit seconds and microseconds on every ABI");
 ABI_OFFSET(struct vdsokit_timeval, tv_usec, 0, 1, 0);
+ABI_MEMBER(struct vdsokit_timeval, tv_sec, 8);
+ABI_MEMBER(struct vdsokit_timeval, tv_usec, 8);
 ABI_SIZE(struct vdsokit_image, 14, 10, 14, FROM_RESERVED);
 ABI_OFFSET(struct vdsokit_image, data, 2, 0, 0);
 ABI_OFFSET(struct vdsokit_image, e_flags, 8, 0, 4);

@@ -176,14 +176,18 @@ else
 	scratch timespec-long
 	edit "$tmp/timespec-long/include/vdsokit.h" '	int64_t tv_nsec;' '	long tv_nsec;'
 	changed timespec-long "struct vdsokit_timespec.tv_nsec int64_t -> long (smaller on ILP32)"
-	# ... which any ILP32 build refuses: the layouts are _Static_asserts (src/internal.h).
-	if command -v i686-linux-gnu-gcc-12 >/dev/null 2>&1; then
-		refused timespec-long "i686: a struct vdsokit_timespec with a long tv_nsec" \
-			"struct vdsokit_timespec keeps its size" BUILD="$tmp/timespec-long/i686" \
-			CC=i686-linux-gnu-gcc-12 AR=i686-linux-gnu-ar
-	else
-		skip "i686: no i686-linux-gnu-gcc-12 to build the scratch copy for ILP32"
-	fi
+	# ... which any ILP32 build refuses: the layouts are _Static_asserts
+	# (src/internal.h).  i686 aligns 64-bit fields to 4, powerpc to 8 (the
+	# shrunk field hides in the padding: its own size is asserted).
+	for triple in i686-linux-gnu powerpc-linux-gnu; do
+		if command -v $triple-gcc-12 >/dev/null 2>&1; then
+			refused timespec-long "$triple: a struct vdsokit_timespec with a long tv_nsec" \
+				"struct vdsokit_timespec.tv_nsec keeps its size" BUILD="$tmp/timespec-long/$triple" \
+				CC=$triple-gcc-12 AR=$triple-ar
+		else
+			skip "$triple: no $triple-gcc-12 to build the scratch copy for ILP32"
+		fi
+	done
 
 	scratch param-int
 	edit "$tmp/param-int/include/vdsokit.h" \
