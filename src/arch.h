@@ -12,8 +12,10 @@
  *   arch_thread_pointer()     when ARCH_HAS_TP_REGISTER is 1
  * and may override:
  *   ARCH_VDSO_CALL5           1 when vDSO functions need an assembly call
- *                             sequence (powerpc's CR0.SO errors): arch_vdso_call5,
- *                             and arch_vdso_call2 for two arguments or none
+ *                             sequence (powerpc's CR0.SO errors):
+ *                             arch_vdso_call2 and arch_vdso_call5, and their
+ *                             _int flavours, called through VCALL*
+ *                             (src/internal.h)
  *   ARCH_VDSO_CLOCKS          clock ids the vDSO reads in user space
  *   ARCH_VDSO_GETRES_CLOCKS   clock ids its clock_getres answers in user
  *                             space (default: ARCH_VDSO_CLOCKS)

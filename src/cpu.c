@@ -75,7 +75,7 @@ static int sys_getcpu(unsigned *cpu, unsigned *node)
 static inline int call_getcpu(int (*fn)(unsigned *, unsigned *, void *), unsigned *cpu, unsigned *node)
 {
 #if ARCH_VDSO_CALL5
-	return VCALL3(int, fn, cpu, node, 0);
+	return VCALL3_INT(fn, cpu, node, 0);
 #else
 	return fn(cpu, node, NULL);
 #endif

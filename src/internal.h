@@ -185,15 +185,17 @@ extern const char vdsokit_lib_name_gettime[], vdsokit_lib_name_getres[];
 
 /*
  * Calls into the vDSO.  Where the architecture needs an assembly sequence
- * (powerpc) every call goes through arch_vdso_call2 or arch_vdso_call5;
- * elsewhere a plain C call through a pointer of the function's real type.
+ * (powerpc) every call goes through one of its functions (src/arch/powerpc.h),
+ * named for the arguments and the return type (int or long) so that a call
+ * whose answer is the vDSO's is a tail call; elsewhere a plain C call through a pointer
+ * of the function's real type.
  */
 #if ARCH_VDSO_CALL5
-#define VCALL2(ty, fn, a, b) ((ty)arch_vdso_call2((fn), (long)(a), (long)(b)))
-#define VCALL3(ty, fn, a, b, c) ((ty)arch_vdso_call5((fn), (long)(a), (long)(b), (long)(c), 0, 0))
-#define VCALL5(ty, fn, a, b, c, d, e) \
-	((ty)arch_vdso_call5((fn), (long)(a), (long)(b), (long)(c), (long)(d), (long)(e)))
-#define VCALL0(ty, fn) ((ty)arch_vdso_call2((fn), 0, 0))
+#define VCALL2_INT(fn, a, b) arch_vdso_call2_int((long)(a), (long)(b), (fn))
+#define VCALL2_LONG(fn, a, b) arch_vdso_call2((long)(a), (long)(b), (fn))
+#define VCALL3_INT(fn, a, b, c) arch_vdso_call5_int((long)(a), (long)(b), (long)(c), 0, 0, (fn))
+#define VCALL5_LONG(fn, a, b, c, d, e) \
+	arch_vdso_call5((long)(a), (long)(b), (long)(c), (long)(d), (long)(e), (fn))
 #else
 typedef int (*vdso_clock_fn)(clockid_t, void *);
 typedef int (*vdso_gtod_fn)(void *, void *);

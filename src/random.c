@@ -62,7 +62,7 @@ static inline long call_getrandom(long (*fn)(void *, size_t, unsigned, void *, s
 				  size_t len, unsigned flags, void *state, size_t state_len)
 {
 #if ARCH_VDSO_CALL5
-	return VCALL5(long, fn, buf, len, flags, state, state_len);
+	return VCALL5_LONG(fn, buf, len, flags, state, state_len);
 #else
 	return fn(buf, len, flags, state, state_len);
 #endif

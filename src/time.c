@@ -95,7 +95,7 @@ static inline int call_clock64(clock_fn fn, clock_fn first, clockid_t clock, str
 #if ARCH_VDSO_CALL5
 	if (unlikely(fn == NULL))
 		return first(clock, ts);
-	return VCALL2(int, fn, clock, ts);
+	return VCALL2_INT(fn, clock, ts);
 #else
 	(void)first;
 	return fn(clock, ts);
@@ -108,7 +108,7 @@ static inline int call_clock32(int (*fn)(clockid_t, struct vdsokit__timespec32 *
 {
 	struct vdsokit__timespec32 t32;
 #if ARCH_VDSO_CALL5
-	int r = VCALL2(int, fn, clock, ts ? &t32 : NULL);
+	int r = VCALL2_INT(fn, clock, ts ? &t32 : NULL);
 #else
 	int r = fn(clock, ts ? &t32 : NULL);
 #endif
@@ -222,7 +222,7 @@ VDSO_EXPORT int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_ti
 static inline int call_gettimeofday(int (*fn)(void *, void *), struct vdsokit_timeval *tv, struct timezone *tz)
 {
 #if ARCH_VDSO_CALL5
-#define CALL_GTOD(ptr) VCALL2(int, fn, (ptr), tz)
+#define CALL_GTOD(ptr) VCALL2_INT(fn, (ptr), tz)
 #else
 #define CALL_GTOD(ptr) fn((ptr), tz)
 #endif
@@ -296,6 +296,9 @@ VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone
 		fn = ROUTE(gettimeofday);
 	}
 	if (likely(fn != NULL)) {
+		/* The kernel's timeval is ours: the entry's answer is the answer (a tail call). */
+		if (TIMEVAL_IS_OURS && !ARCH_VDSO_MAY_DECLINE)
+			return call_gettimeofday(fn, tv, tz);
 		int r = call_gettimeofday(fn, tv, tz);
 		if (likely(!vdso_declined(r) && r != -EOVERFLOW))
 			return r;
@@ -311,7 +314,7 @@ VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone
 static inline int call_time(const void *fn, int64_t *t)
 {
 #if ARCH_VDSO_CALL5
-	ARCH_KERNEL_LONG v = VCALL2(long, fn, 0, 0);
+	ARCH_KERNEL_LONG v = VCALL2_LONG(fn, 0, 0);
 #else
 	ARCH_KERNEL_LONG v = ((vdso_time_fn)(uintptr_t)fn)(NULL);
 #endif

@@ -35,7 +35,7 @@ static void *sys_thread_pointer(void)
 static void *call_thread_area(unsigned long (*fn)(void))
 {
 #if ARCH_VDSO_CALL5
-	return VCALL0(void *, fn);
+	return (void *)VCALL2_LONG(fn, 0, 0);
 #else
 	return (void *)fn();
 #endif

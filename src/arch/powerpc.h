@@ -49,64 +49,64 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 #define ARCH_HAS_SYSCALL6 1
 
 /*
- * Calls a vDSO function with up to five arguments, inline as glibc does,
- * with one difference: the asm opens a frame of its own.  The vDSO writes
- * below the stack pointer it is called with (5.11's and later open two
- * frames there, one in the caller's stead, as a caller need not have one),
- * and a caller gcc left without a frame (a leaf, to gcc's eyes, as the
- * call is hidden in an asm) may keep locals in the 288-byte red zone below
- * its stack pointer (ppc64).  So the frame is the red zone plus the ABI's
- * minimal frame, whose header a vDSO may write: 320 bytes (ELFv2), 400
- * (ELFv1), 16 (ppc32, which has no red zone).  r2 is not saved: the vDSO
- * keeps it (5.11's saves and restores it), as glibc's calls and the kernel
- * selftests' (vdso_call.h) rely on.  The result: r3, negated when the vDSO
- * set CR0.SO (a positive errno).  Clobbers: the ABI's volatile registers
- * but the arguments'; the vDSO is kernel code, built without floating
- * point or vector registers.
+ * Calls into the vDSO.  Each is a function of its own that does the call
+ * and nothing else, never inlined: nothing of it lives across the call, so
+ * it keeps nothing below the stack pointer, where the vDSO opens its frames
+ * (5.11's and later open one "in the caller's stead", as glibc's frameless
+ * callers need), and it needs no frame (the link register goes to its ABI
+ * slot in the caller's frame).  Its callers see a C call and keep their
+ * own values as C callers do; one whose answer is the vDSO's reaches it by
+ * a tail call, as cheap as glibc's inline sequence.  Had the asm been
+ * inlined into a caller gcc takes for a leaf, that caller could keep
+ * values in the red zone below its stack pointer (288 bytes, ppc64), which
+ * the vDSO's frames overwrite.  r2 is not saved: the vDSO keeps it (5.11's
+ * saves and restores it), as glibc's calls and the kernel selftests'
+ * (vdso_call.h) rely on; nor does it read r12 (its entries set up no
+ * TOC), which the selftests do not set either.  The result: r3, negated
+ * when the vDSO set CR0.SO (a positive errno).  Clobbers: the ABI's volatile registers but the arguments'; the
+ * vDSO is kernel code, built without floating point or vector registers.
+ * The entry comes last, so that the arguments are already in place; an
+ * int and a long flavour of each, so that a tail call needs no conversion
+ * of the answer.
  */
-#if defined(__powerpc64__) && defined(_CALL_ELF) && _CALL_ELF == 2
-#define PPC_VDSO_FRAME_PUSH "stdu 1,-320(1)\n\t"
-#define PPC_VDSO_FRAME_POP "addi 1,1,320\n\t"
-#elif defined(__powerpc64__)
-#define PPC_VDSO_FRAME_PUSH "stdu 1,-400(1)\n\t"
-#define PPC_VDSO_FRAME_POP "addi 1,1,400\n\t"
-#else
-#define PPC_VDSO_FRAME_PUSH "stwu 1,-16(1)\n\t"
-#define PPC_VDSO_FRAME_POP "addi 1,1,16\n\t"
-#endif
 #define ARCH_VDSO_CALL5 1
-#define PPC_VDSO_CALL_ASM                                                       \
-	PPC_VDSO_FRAME_PUSH "mtctr %[fn]\n\tbctrl\n\t" PPC_VDSO_FRAME_POP             \
-	"bns+ 1f\n\tneg %[ret], %[ret]\n1:"
+#define PPC_VDSO_CALL_ASM "mtctr %[fn]\n\tbctrl\n\tbns+ 1f\n\tneg %[ret], %[ret]\n1:"
 #define PPC_VDSO_CALL_CLOBBERS                                                  \
-	"r0", "r8", "r9", "r10", "r11", "lr", "ctr", "xer", "cr0", "cr1", "cr5", "cr6", "cr7", "memory"
-static inline long arch_vdso_call5(const void *fn, long a, long b, long c, long d, long e)
-{
-	register long r3 __asm__("r3") = a;
-	register long r4 __asm__("r4") = b;
-	register long r5 __asm__("r5") = c;
-	register long r6 __asm__("r6") = d;
-	register long r7 __asm__("r7") = e;
-	register const void *r12 __asm__("r12") = fn; /* ELFv2: a global entry's own address */
-	__asm__ volatile(PPC_VDSO_CALL_ASM
-			 : [ret] "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), [fn] "+r"(r12)
-			 :
-			 : PPC_VDSO_CALL_CLOBBERS);
-	return r3;
-}
+	"r0", "r9", "r10", "r11", "r12", "lr", "ctr", "xer", "cr0", "cr1", "cr5", "cr6", "cr7", "memory"
+#define PPC_VDSO_CALL_ONLY static __attribute__((noinline, noclone, unused))
 
-/* Two arguments or none (the clocks, gettimeofday): r5-r7 are not set, only lost. */
-static inline long arch_vdso_call2(const void *fn, long a, long b)
-{
-	register long r3 __asm__("r3") = a;
-	register long r4 __asm__("r4") = b;
-	register const void *r12 __asm__("r12") = fn;
-	__asm__ volatile(PPC_VDSO_CALL_ASM
-			 : [ret] "+r"(r3), "+r"(r4), [fn] "+r"(r12)
-			 :
-			 : PPC_VDSO_CALL_CLOBBERS, "r5", "r6", "r7");
-	return r3;
-}
+/* Two arguments or none (the clocks, gettimeofday, time): r6-r8 are not set, only lost. */
+#define PPC_VDSO_CALL2(name, type)                                              \
+	PPC_VDSO_CALL_ONLY type name(long a, long b, const void *fn)            \
+	{                                                                       \
+		register long r3 __asm__("r3") = a;                             \
+		register long r4 __asm__("r4") = b;                             \
+		register const void *r5 __asm__("r5") = fn;                     \
+		__asm__ volatile(PPC_VDSO_CALL_ASM                              \
+				 : [ret] "+r"(r3), "+r"(r4), [fn] "+r"(r5)      \
+				 :                                              \
+				 : PPC_VDSO_CALL_CLOBBERS, "r6", "r7", "r8");   \
+		return (type)r3;                                                \
+	}
+#define PPC_VDSO_CALL5(name, type)                                              \
+	PPC_VDSO_CALL_ONLY type name(long a, long b, long c, long d, long e, const void *fn) \
+	{                                                                       \
+		register long r3 __asm__("r3") = a;                             \
+		register long r4 __asm__("r4") = b;                             \
+		register long r5 __asm__("r5") = c;                             \
+		register long r6 __asm__("r6") = d;                             \
+		register long r7 __asm__("r7") = e;                             \
+		register const void *r8 __asm__("r8") = fn;                     \
+		__asm__ volatile(PPC_VDSO_CALL_ASM                              \
+				 : [ret] "+r"(r3), "+r"(r4), "+r"(r5), "+r"(r6), "+r"(r7), [fn] "+r"(r8) \
+				 :                                              \
+				 : PPC_VDSO_CALL_CLOBBERS);                     \
+		return (type)r3;                                                \
+	}
+PPC_VDSO_CALL2(arch_vdso_call2, long)
+PPC_VDSO_CALL2(arch_vdso_call2_int, int)
+PPC_VDSO_CALL5(arch_vdso_call5, long)
+PPC_VDSO_CALL5(arch_vdso_call5_int, int)
 
 /* r13 (ppc64) / r2 (ppc32): what __builtin_thread_pointer() returns. */
 #define ARCH_HAS_TP_REGISTER 1
