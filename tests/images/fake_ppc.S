@@ -14,19 +14,39 @@
 
 #ifdef __powerpc64__
 # define STORE_LONG std
+# define STOREX_LONG stdx
 # define LONG_SIZE 8
 # define CMP_POINTER cmpldi
 #else
 # define STORE_LONG stw
+# define STOREX_LONG stwx
 # define LONG_SIZE 4
 # define CMP_POINTER cmplwi
 #endif
+
+	/*
+	 * Every entry first writes over the 512 bytes below the stack pointer
+	 * it is called with, as the kernel's entries (5.11 on) open their
+	 * frames there: a caller that kept anything in its red zone (288
+	 * bytes, ppc64) across the call finds it overwritten.  Only r11, r12
+	 * and CR0, which the ABI lets a callee clobber.
+	 */
+	.macro CLOBBER_BELOW_SP
+	li 11, -LONG_SIZE
+	lis 12, 0x5a5a
+	ori 12, 12, 0x5a5a
+7:	STOREX_LONG 12, 1, 11
+	addi 11, 11, -LONG_SIZE
+	cmpwi 11, -512
+	bge 7b
+	.endm
 
 	.macro FUNC name
 	.text
 	.balign 4
 	.type \name, @function
 \name:
+	CLOBBER_BELOW_SP
 	.endm
 
 	.macro ENDFUNC name
