@@ -179,6 +179,16 @@ unsigned long vdsokit_lib_auxv(unsigned long type);
 #define sys2(n, a, b) arch_syscall4((n), (long)(a), (long)(b), 0, 0)
 #define sys3(n, a, b, c) arch_syscall4((n), (long)(a), (long)(b), (long)(c), 0)
 
+/*
+ * A libc function through its address as the loader bound it (the GOT of
+ * a shared object or a PIE) rather than a lazily bound PLT slot, whose
+ * first call would run the dynamic linker's symbol lookup inside the
+ * library's call: its pages, and 2.5 KiB or more of stack where the
+ * resolver saves AVX-512 state.  The empty asm keeps the compiler from
+ * making the call direct again.
+ */
+#define LOADER_BOUND(f) __extension__({ __typeof__(&(f)) bound_ = &(f); __asm__("" : "+r"(bound_)); bound_; })
+
 /* The syscalls the clock functions fall back to (src/time.c), for vdsokit_route_of. */
 extern const long vdsokit_lib_nr_gettime, vdsokit_lib_nr_getres;
 extern const char vdsokit_lib_name_gettime[], vdsokit_lib_name_getres[];

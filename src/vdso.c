@@ -69,20 +69,16 @@ static int arch_machine_matches(unsigned machine)
 }
 
 /*
- * getauxval through its address as the loader bound it (GOT) rather than a
- * lazily bound PLT slot, which would run the dynamic linker's lookup inside
- * a first call (the empty asm keeps the compiler from making the call
- * direct again).  glibc's sets errno to ENOENT for a type the kernel did not
+ * getauxval as the loader bound it (LOADER_BOUND).  glibc's sets errno to ENOENT for a type the kernel did not
  * pass (AT_RSEQ_FEATURE_SIZE before 6.3, AT_SYSINFO_EHDR with vdso=0): no
  * call of the library may change errno, so it is put back.
  */
 unsigned long vdsokit_lib_auxv(unsigned long type)
 {
-	unsigned long (*fn)(unsigned long) = getauxval;
-	__asm__("" : "+r"(fn));
-	int saved = errno;
-	unsigned long value = fn(type);
-	errno = saved;
+	int *error = LOADER_BOUND(__errno_location)(); /* errno's own address, bound the same way */
+	int saved = *error;
+	unsigned long value = LOADER_BOUND(getauxval)(type);
+	*error = saved;
 	return value;
 }
 

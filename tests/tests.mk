@@ -56,6 +56,16 @@ else
 	      $< cli/measure/stack_probe.c cli/host/child.c $(LIB_A) -lpthread -static
 endif
 
+# The same, bound lazily (as a program linked without -z now is): the
+# library's calls into the libc are bound at load whatever the program's
+# link (LOADER_BOUND, src/internal.h), so the bounds hold here too.
+LIB_TESTS += $(BUILD)/tests/stack-lazy.t
+$(BUILD)/tests/stack-lazy.t: tests/lib/stack.c cli/measure/stack_probe.c cli/host/child.c $(LIB_A) $(BUILD)/tests/stack-bounds.h
+	@mkdir -p $(dir $@)
+	$(call depend_all,$(CC) $(TEST_CFLAGS) $(STACK_TEST_FLAGS),$< cli/measure/stack_probe.c cli/host/child.c)
+	$(CC) $(TEST_CFLAGS) $(STACK_PROBE_CFLAGS) $(STACK_TEST_FLAGS) -o $@ \
+	      $< cli/measure/stack_probe.c cli/host/child.c $(LIB_A) -lpthread -Wl,-z,lazy $(LDFLAGS)
+
 # Counts the calls that reach the library's out-of-line time functions.
 $(BUILD)/tests/time32-inline.t: TEST_CFLAGS += -Wl,--wrap=vdsokit_clock_gettime \
 	-Wl,--wrap=vdsokit_clock_getres -Wl,--wrap=vdsokit_time
