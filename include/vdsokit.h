@@ -160,8 +160,8 @@ enum vdsokit_reason {
 					  hook for its states (glibc, the library
 					  loaded after 32 pthread keys): the syscall */
 	VDSOKIT_REASON_NO_STATE_MEMORY /* getrandom: the states' memory could not be
-					  set up (a seccomp filter refused madvise
-					  or mmap): the syscall */
+					  set up (a seccomp filter refused mmap):
+					  the syscall */
 };
 
 /*

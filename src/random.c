@@ -14,12 +14,13 @@
  *      through a free list: a thread's first call pops one, its exit pushes
  *      it back (a pthread key destructor).  Each is one compare-and-swap,
  *      whatever the number of threads; blocks are added, doubling, only
- *      when the list is empty and by one thread at a time (another that
- *      finds the list empty meanwhile takes the syscall for that call), so
- *      memory is bounded by the most threads alive at once.
+ *      when the list is empty, each by the one thread whose compare-and-swap
+ *      claims its slot (another that mapped one meanwhile unmaps it and takes
+ *      the syscall for that call), so memory is bounded by the most threads
+ *      alive at once.
  *   5. A fork child's thread keeps its own state (its TLS is a copy; the
- *      kernel wipes the state's bytes, MAP_DROPPABLE); the list is a copy of
- *      one consistent moment, since it changes by single compare-and-swaps.
+ *      kernel wipes the states' bytes, MAP_DROPPABLE), and fork() gives the
+ *      states of the threads the child does not have back to its list.
  * The library is never unloaded (-z nodelete): states and exit hooks stay
  * valid for every thread, whatever dlclose() is called.
  */
@@ -46,6 +47,16 @@ static ssize_t sys_getrandom(void *buf, size_t len, unsigned flags)
 #if defined(ARCH_HAS_MMAP) || defined(ARCH_HAS_SYSCALL6)
 #define RANDOM_VDSO_POSSIBLE 1
 
+/*
+ * Set (only ever) when mmap was refused for good: a seccomp filter that
+ * refuses it refuses it every time, so no thread will have a state and
+ * every call goes straight to the syscall instead of trying again (an mmap
+ * and two sigprocmasks a call).  A fork child inherits the filter and the
+ * word alike.
+ */
+static int mmap_refused; /* atomic */
+
+/* NULL when refused (ENOMEM: for now; anything else: for good, mmap_refused). */
 static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 {
 #if defined(ARCH_HAS_MMAP)
@@ -55,7 +66,11 @@ static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 #else
 	long r = arch_syscall6(__NR_mmap, 0, (long)len, prot, flags, -1, 0);
 #endif
-	return (unsigned long)r > -4096UL ? NULL : (void *)r;
+	if ((unsigned long)r <= -4096UL)
+		return (void *)r;
+	if (r != -ENOMEM && r != -EAGAIN)
+		__atomic_store_n(&mmap_refused, 1, __ATOMIC_RELAXED);
+	return NULL;
 }
 
 static inline long call_getrandom(long (*fn)(void *, size_t, unsigned, void *, size_t), void *buf,
@@ -153,24 +168,11 @@ static int ask_params(long (*fn)(void *, size_t, unsigned, void *, size_t))
 
 static uintptr_t head = INDEX_NONE;  /* atomic                                */
 /*
- * One thread maps a block at a time: the one that sets the gate.  The gate
- * is in a page the kernel wipes in a fork child (MADV_WIPEONFORK), since the
- * thread that held it is not there: a child finds it open.  Blocks are
- * mapped in order, the first whose states pointer is NULL next, so a failed
- * mapping leaves its number to the next try.
+ * Block k is claimed by the compare-and-swap that stores its next pointer:
+ * whoever wins it stores the states, then lists the numbers.  A thread cut
+ * short in between (a vfork child killed there) leaves a slot that is
+ * never listed: the next block goes to the next slot, nothing waits.
  */
-#ifndef MADV_WIPEONFORK
-#define MADV_WIPEONFORK 18
-#endif
-static int *gate;                    /* atomic: the page, stored once         */
-/*
- * Set (only ever) when madvise refused the gate's page: a seccomp filter
- * that refuses madvise refuses it every time, so no thread will have a
- * state and every call goes straight to the syscall instead of trying
- * again (an mmap, an madvise, a munmap and two sigprocmasks a call).  A
- * fork child inherits the filter and the word alike.
- */
-static int gate_refused;             /* atomic                                */
 static struct block {
 	unsigned char *states;       /* the kernel's mapping: its prot and flags */
 	uint32_t *next;              /* per state: the next free number        */
@@ -221,8 +223,12 @@ static uintptr_t map_block(unsigned k)
 	if (first + count > INDEX_NONE || first + count < first)
 		return INDEX_NONE;
 	unsigned char *states = sys_mmap(((uintptr_t)1 << k) * page, PARAM(prot), PARAM(flags));
-	uint32_t *next = sys_mmap(count * sizeof(uint32_t), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
-	if (!states || !next) {
+	uint32_t *next = states ? sys_mmap(count * sizeof(uint32_t), PROT_READ | PROT_WRITE,
+					   MAP_PRIVATE | MAP_ANONYMOUS)
+				: NULL;
+	uint32_t *unclaimed = NULL;
+	if (!next || !__atomic_compare_exchange_n(&blocks[k].next, &unclaimed, next, 0, __ATOMIC_RELAXED,
+						  __ATOMIC_RELAXED)) {
 		if (states)
 			sys2(__NR_munmap, states, ((uintptr_t)1 << k) * page);
 		if (next)
@@ -231,54 +237,25 @@ static uintptr_t map_block(unsigned k)
 	}
 	for (uintptr_t j = 1; j + 1 < count; j++)
 		next[j] = (uint32_t)(first + j + 1);
-	__atomic_store_n(&blocks[k].next, next, __ATOMIC_RELAXED);
 	__atomic_store_n(&blocks[k].states, states, __ATOMIC_RELAXED);
 	if (count > 1)
 		push_chain(first + 1, first + count - 1); /* release: the block before its numbers */
 	return first;
 }
 
-/* The gate's page, mapped by the first thread that needs it; NULL: none could be. */
-static int *gate_page(void)
-{
-	int *g = __atomic_load_n(&gate, __ATOMIC_ACQUIRE), *expected = NULL;
-	if (g || __atomic_load_n(&gate_refused, __ATOMIC_RELAXED))
-		return g;
-	size_t page = PARAM(page);
-	g = sys_mmap(page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS);
-	if (!g)
-		return NULL;
-	long r = sys3(__NR_madvise, g, page, MADV_WIPEONFORK);
-	if (r != 0 || !__atomic_compare_exchange_n(&gate, &expected, g, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-		sys2(__NR_munmap, g, page);
-		/* Refused for good: by a seccomp filter, or no MADV_WIPEONFORK (Linux < 4.14). */
-		if (r != 0 && r != -EAGAIN && r != -ENOMEM)
-			__atomic_store_n(&gate_refused, 1, __ATOMIC_RELAXED);
-		return expected; /* another thread's, or NULL */
-	}
-	return g;
-}
-
 /*
- * The list is empty: map the next block, unless another thread is mapping
- * one (then INDEX_NONE: this call takes the syscall, and a later one finds
- * that thread's states).
+ * The list is empty: map the next block, unless a thread listed a block's
+ * states since this one found it empty (then INDEX_NONE: this call takes
+ * the syscall, and a later one finds them).
  */
 static uintptr_t grow(void)
 {
-	int *g = gate_page(), open = 0;
-	if (!g || !__atomic_compare_exchange_n(g, &open, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+	if ((__atomic_load_n(&head, __ATOMIC_ACQUIRE) & INDEX_MASK) != INDEX_NONE)
 		return INDEX_NONE;
-	uintptr_t n = INDEX_NONE;
-	/* Unless a thread listed a block's states since this one found the list empty. */
-	if ((__atomic_load_n(&head, __ATOMIC_ACQUIRE) & INDEX_MASK) == INDEX_NONE) {
-		unsigned k = 0;
-		while (k < MAX_BLOCKS && __atomic_load_n(&blocks[k].states, __ATOMIC_RELAXED))
-			k++;
-		n = map_block(k);
-	}
-	__atomic_store_n(g, 0, __ATOMIC_RELEASE);
-	return n;
+	unsigned k = 0;
+	while (k < MAX_BLOCKS && __atomic_load_n(&blocks[k].next, __ATOMIC_RELAXED))
+		k++;
+	return map_block(k);
 }
 
 /* A free state's number, or INDEX_NONE. */
@@ -337,12 +314,49 @@ static void on_thread_exit(void *unused)
 	}
 }
 
-/* At load, so that the key is among the process's first and its use allocates nothing. */
+/*
+ * In a fork() child, which has one thread: every state but this thread's
+ * goes back on the list, in a chain built anew (the kernel wiped their
+ * bytes).  A child made otherwise (_Fork, vfork, clone) runs no fork
+ * handler: the other threads' states stay reserved there, memory and not
+ * answers.  Slots claimed but never listed (states NULL) stay unlisted.
+ */
+static void reclaim_in_child(void)
+{
+	uintptr_t kept = mine.state & ~IN_USE ? mine.number : INDEX_NONE, first_free = INDEX_NONE, last = INDEX_NONE;
+	uintptr_t per_page = PARAM(per_page);
+	for (unsigned k = 0; per_page && k < MAX_BLOCKS; k++) {
+		if (!blocks[k].next || !blocks[k].states)
+			continue;
+		uintptr_t first = per_page * (((uintptr_t)1 << k) - 1), count = per_page << k;
+		for (uintptr_t n = first; n < first + count; n++) {
+			if (n == kept)
+				continue;
+			if (last == INDEX_NONE)
+				first_free = n;
+			else
+				*next_of(last) = (uint32_t)n;
+			last = n;
+		}
+	}
+	if (last != INDEX_NONE)
+		*next_of(last) = (uint32_t)INDEX_NONE;
+	head = (((head >> INDEX_BITS) + 1) << INDEX_BITS) | first_free;
+}
+
+/*
+ * At load, so that the key is among the process's first and its use
+ * allocates nothing; and the fork handler.
+ */
 __attribute__((constructor)) static void random_create_exit_key(void)
 {
 	if (pthread_key_create(&exit_key, on_thread_exit) == 0 && KEY_NEVER_ALLOCATES(exit_key))
 		__atomic_store_n(&exit_hook_usable, 1, __ATOMIC_RELEASE);
+	pthread_atfork(NULL, NULL, reclaim_in_child);
 }
+
+/* Set (only ever) when rt_sigprocmask was refused: no thread can claim a state. */
+static int signals_refused; /* atomic */
 
 /* All signals blocked (1) or the old mask back (0): the kernel's sigset, raw, async-signal-safe. */
 #define KERNEL_SIGSET_BYTES ((_NSIG - 1) / 8)
@@ -364,9 +378,12 @@ static __attribute__((noinline)) uintptr_t claim(void)
 {
 	unsigned long old[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
 	uintptr_t v = 0;
-	if (mask_signals(1, old) != 0)
+	if (mask_signals(1, old) != 0) {
+		/* Refused by a seccomp filter, which refuses it every time. */
+		__atomic_store_n(&signals_refused, 1, __ATOMIC_RELAXED);
 		return 0;
-	if (!mine.hooked && pthread_setspecific(exit_key, &mine) == 0)
+	}
+	if (!mine.hooked && LOADER_BOUND(pthread_setspecific)(exit_key, &mine) == 0)
 		mine.hooked = 1;
 	if (mine.hooked) {
 		uintptr_t n = pop();
@@ -391,7 +408,8 @@ static ssize_t random_via_vdso(long (*fn)(void *, size_t, unsigned, void *, size
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (unlikely(v == 0)) {
 		if (!__atomic_load_n(&exit_hook_usable, __ATOMIC_ACQUIRE) || ask_params(fn) != 0 ||
-		    __atomic_load_n(&gate_refused, __ATOMIC_RELAXED) || (v = claim()) == 0) {
+		    __atomic_load_n(&mmap_refused, __ATOMIC_RELAXED) ||
+		    __atomic_load_n(&signals_refused, __ATOMIC_RELAXED) || (v = claim()) == 0) {
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			mine.state = 0;
 			return -ENOSYS;
@@ -412,11 +430,29 @@ enum vdsokit_reason vdsokit_lib_random_reason(const struct found *f)
 		return VDSOKIT_REASON_NO_EXIT_HOOK;
 	if (ask_params(fn) != 0)
 		return VDSOKIT_REASON_NO_STATE;
+	/* This thread's state, left by siglongjmp: its calls take the syscall. */
+	if (mine.state & IN_USE)
+		return VDSOKIT_REASON_NO_STATE;
+	if (mine.state)
+		return VDSOKIT_REASON_OK;
 	/*
-	 * The gate's page is the memory a first state needs first: mapped
-	 * now if no call has, as that call would (one mmap, one madvise).
+	 * What this thread's first call needs and a filter may refuse, tried
+	 * now if no call has, as that call would: blocking signals, mapping.
 	 */
-	return gate_page() ? VDSOKIT_REASON_OK : VDSOKIT_REASON_NO_STATE_MEMORY;
+	unsigned long old[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
+	if (!__atomic_load_n(&signals_refused, __ATOMIC_RELAXED) && mask_signals(1, old) == 0)
+		mask_signals(0, old);
+	else
+		__atomic_store_n(&signals_refused, 1, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&signals_refused, __ATOMIC_RELAXED))
+		return VDSOKIT_REASON_NO_STATE;
+	if (!__atomic_load_n(&blocks[0].next, __ATOMIC_RELAXED) && !__atomic_load_n(&mmap_refused, __ATOMIC_RELAXED)) {
+		void *probe = sys_mmap(PARAM(page), PARAM(prot), PARAM(flags));
+		if (probe)
+			sys2(__NR_munmap, probe, PARAM(page));
+	}
+	return __atomic_load_n(&mmap_refused, __ATOMIC_RELAXED) ? VDSOKIT_REASON_NO_STATE_MEMORY
+							       : VDSOKIT_REASON_OK;
 }
 
 void *vdsokit_lib_random_thread_state(size_t *len)

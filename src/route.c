@@ -218,7 +218,7 @@ VDSO_EXPORT const char *vdsokit_reason_text(enum vdsokit_reason reason)
 	case VDSOKIT_REASON_NO_EXIT_HOOK:
 		return "no async-signal-safe thread-exit hook for getrandom's states (libvdsokit loaded after 32 pthread keys)";
 	case VDSOKIT_REASON_NO_STATE_MEMORY:
-		return "no getrandom state: the states' memory could not be set up (mmap or madvise refused)";
+		return "no getrandom state: the states' memory could not be set up (mmap refused)";
 	}
 	return "unknown";
 }

@@ -399,8 +399,8 @@ void doctor_check_functions(struct doctor_report *r)
 	group_finding(r, g.no_state_memory, "no-state-memory", SEVERITY_SLOW,
 		      "the vDSO serves these, but without its state they take the syscall",
 		      cli_reason_text(VDSOKIT_REASON_NO_STATE_MEMORY),
-		      "a seccomp filter or sandbox refuses madvise (MADV_WIPEONFORK) or mmap, which "
-		      "libvdsokit needs once per process for getrandom's states: allow them in its policy");
+		      "a seccomp filter or sandbox refuses mmap, which libvdsokit needs for "
+		      "getrandom's states: allow it in its policy");
 	group_finding(r, g.other, "fallback", SEVERITY_WARNING, "calls that fall back to the syscall",
 		      "the reason given with each call", "see the reason given for each");
 }

@@ -581,6 +581,13 @@ static int jump_out_of_calls(void *unused)
 		printf("# after the jump, 10 calls of the thread made %d getrandom syscalls\n", syscalls);
 		return NO_STATE;
 	}
+	/* And route_of says so, for this thread. */
+	struct vdsokit_route_info route;
+	if (vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &route) != 0 || route.route != VDSOKIT_ROUTE_SYSCALL ||
+	    route.reason != VDSOKIT_REASON_NO_STATE) {
+		printf("# after the jump, vdsokit_route_of says route %d, reason %d\n", route.route, route.reason);
+		return NO_STATE;
+	}
 	/* However many calls it abandons after, the thread holds its one state, and memory stays flat. */
 	long rss_before = rss_kib();
 	int jumps = abandon_calls(unwritable, 20000);

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: MIT
 /*
- * getrandom under a seccomp filter that refuses madvise, as some sandboxes
- * do: the states' memory cannot be set up (the page that gates their
- * growth needs MADV_WIPEONFORK), so no thread ever gets a state.  Then
- * vdsokit_route_of() says so (the syscall route, VDSOKIT_REASON_NO_STATE_MEMORY)
- * whether asked before or after a call, every call still fills its buffer,
- * and once the refusal is known a call is one syscall: getrandom, not
- * another try at the memory.  Each scenario runs in a child of its own (a
- * filter cannot be taken back).  SKIP where the vDSO has no getrandom
- * (Linux < 6.11, i386, qemu-user) or seccomp filters cannot be installed.
+ * getrandom under a seccomp filter that refuses what a first state needs,
+ * as some sandboxes do: mmap (the states' memory: VDSOKIT_REASON_NO_STATE_MEMORY)
+ * or rt_sigprocmask (a state is claimed with signals blocked:
+ * VDSOKIT_REASON_NO_STATE).  No thread then gets a state, vdsokit_route_of()
+ * says so (the syscall route and its reason) whether asked before or after
+ * a call, every call still fills its buffer, and once the refusal is known
+ * a call is one syscall: getrandom, not another try.  A filter that refuses
+ * madvise takes nothing away (the states need none since 0.5.0).  Each
+ * scenario runs in a child of its own (a filter cannot be taken back).  SKIP
+ * where the vDSO has no getrandom (Linux < 6.11, i386, qemu-user) or
+ * seccomp filters cannot be installed.
  */
 #include <errno.h>
 #include <stdint.h>
@@ -29,7 +31,7 @@ enum outcome { PASSED, ROUTE_WRONG, CALL_FAILED, GOT_STATE, TOO_MANY_SYSCALLS, N
 
 static const char *const outcome_text[] = {
 	[PASSED] = "passed",
-	[ROUTE_WRONG] = "vdsokit_route_of does not say the syscall, for want of the states' memory",
+	[ROUTE_WRONG] = "vdsokit_route_of does not say the route and reason expected",
 	[CALL_FAILED] = "a call did not fill its buffer",
 	[GOT_STATE] = "a thread got a state",
 	[TOO_MANY_SYSCALLS] = "a call after the refusal made more than its getrandom syscall",
@@ -37,15 +39,21 @@ static const char *const outcome_text[] = {
 };
 
 struct scenario {
-	int err;         /* madvise's refusal                                */
-	int call_first;  /* a getrandom call before vdsokit_route_of is asked */
+	long nr;         /* the syscall refused                                */
+	int err;         /* its refusal                                        */
+	int call_first;  /* a getrandom call before vdsokit_route_of is asked   */
+	enum vdsokit_reason reason; /* what route_of must say; OK: the vDSO route */
 };
 
-static int route_says_no_memory(void)
+static int route_says(const struct scenario *s)
 {
 	struct vdsokit_route_info p;
-	return vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) == 0 && p.route == VDSOKIT_ROUTE_SYSCALL &&
-	       p.reason == VDSOKIT_REASON_NO_STATE_MEMORY && p.syscall && strcmp(p.syscall, "getrandom") == 0;
+	if (vdsokit_route_of(VDSOKIT_FN_GETRANDOM, 0, &p) != 0)
+		return 0;
+	if (s->reason == VDSOKIT_REASON_OK)
+		return p.route == VDSOKIT_ROUTE_VDSO && p.reason == VDSOKIT_REASON_OK;
+	return p.route == VDSOKIT_ROUTE_SYSCALL && p.reason == s->reason && p.syscall &&
+	       strcmp(p.syscall, "getrandom") == 0;
 }
 
 static int draw(void)
@@ -63,15 +71,17 @@ static int draw(void)
 static int refused(void *arg)
 {
 	const struct scenario *s = arg;
-	if (seccomp_refuse(SYS_madvise, s->err))
+	if (seccomp_refuse(s->nr, s->err))
 		return NO_FILTER;
 	if (s->call_first && draw())
 		return CALL_FAILED;
-	if (!route_says_no_memory())
+	if (!route_says(s))
 		return ROUTE_WRONG;
 	for (int i = 0; i < 3; i++)
 		if (draw())
 			return CALL_FAILED;
+	if (s->reason == VDSOKIT_REASON_OK)
+		return vdsokit_lib_random_thread_state(NULL) ? PASSED : ROUTE_WRONG;
 	if (vdsokit_lib_random_thread_state(NULL))
 		return GOT_STATE;
 	/* Counted: every syscall of one call, now that the refusal is known. */
@@ -85,7 +95,7 @@ static int refused(void *arg)
 		if (n != 1 || counter.last_nr != SYS_getrandom)
 			return TOO_MANY_SYSCALLS;
 	}
-	return route_says_no_memory() ? PASSED : ROUTE_WRONG;
+	return route_says(s) ? PASSED : ROUTE_WRONG;
 }
 
 /* Whether this process's vDSO has getrandom with usable states, asked in a child. */
@@ -106,10 +116,13 @@ int main(void)
 		struct scenario s;
 		const char *what;
 	} cases[] = {
-		{ { EPERM, 0 }, "madvise refused with EPERM, route asked first" },
-		{ { EPERM, 1 }, "madvise refused with EPERM, a call first" },
-		{ { ENOSYS, 0 }, "madvise refused with ENOSYS, route asked first" },
-		{ { EACCES, 1 }, "madvise refused with EACCES, a call first" },
+		{ { SYS_mmap, EPERM, 0, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with EPERM, route asked first" },
+		{ { SYS_mmap, EPERM, 1, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with EPERM, a call first" },
+		{ { SYS_mmap, ENOSYS, 0, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with ENOSYS, route asked first" },
+		{ { SYS_mmap, EACCES, 1, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with EACCES, a call first" },
+		{ { SYS_rt_sigprocmask, EPERM, 0, VDSOKIT_REASON_NO_STATE }, "rt_sigprocmask refused with EPERM, route asked first" },
+		{ { SYS_rt_sigprocmask, EPERM, 1, VDSOKIT_REASON_NO_STATE }, "rt_sigprocmask refused with EPERM, a call first" },
+		{ { SYS_madvise, EPERM, 1, VDSOKIT_REASON_OK }, "madvise refused with EPERM: states need none" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		int status = run_in_child(refused, (void *)&cases[i].s, TIMEOUT_SECONDS);
@@ -118,8 +131,8 @@ int main(void)
 			skip("%s: %s", cases[i].what, outcome_text[NO_FILTER]);
 			continue;
 		}
-		if (!ok(code == PASSED, "%s: the syscall route, said and taken; every call fills its buffer",
-			cases[i].what))
+		if (!ok(code == PASSED, "%s: the %s route, said and taken; every call fills its buffer",
+			cases[i].what, cases[i].s.reason == VDSOKIT_REASON_OK ? "vDSO" : "syscall"))
 			diag("%s", code >= 0 && code <= NO_FILTER ? outcome_text[code] : "the child crashed or hung");
 	}
 	return done_testing();
