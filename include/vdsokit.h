@@ -97,7 +97,8 @@ int vdsokit_init(void);
  * Use the image at [base, base + size) instead of AT_SYSINFO_EHDR; base NULL
  * means "no vDSO".  The bytes must stay mapped (and executable, for the
  * functions to be called) for the life of the process.  Must come before
- * the first call of any function of the library: -EBUSY after.
+ * the library resolves the process's vDSO (vdsokit_init() or the first
+ * call that needs it), and once: -EBUSY after.
  */
 int vdsokit_use_image(const void *base, size_t size);
 

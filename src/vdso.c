@@ -56,8 +56,22 @@ uint32_t vdsokit_lib_dropped;              /* bits of enum vdsokit_lib_sym, only
 /* vdsokit_use_image(): an image chosen by the program instead of the auxv's. */
 static const void *override_base;
 static size_t override_size;
-static int override_set;
-static int resolution_started; /* vdsokit_use_image() is too late once set */
+/*
+ * Which image every resolution reads, decided once by a compare-and-swap:
+ * the first resolution chooses the auxv's, vdsokit_use_image() its own
+ * (stored before).  So a resolution and use_image never both win, even
+ * when one interrupts the other, and all resolutions read the same image.
+ */
+enum { IMAGE_UNDECIDED, IMAGE_AUXV, IMAGE_OVERRIDE };
+static int image_choice; /* atomic */
+
+static int choose_image(int choice)
+{
+	int undecided = IMAGE_UNDECIDED;
+	if (__atomic_compare_exchange_n(&image_choice, &undecided, choice, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return choice;
+	return undecided; /* the choice made before */
+}
 
 static int arch_machine_matches(unsigned machine)
 {
@@ -94,7 +108,7 @@ unsigned long vdsokit_lib_auxv(unsigned long type)
 /* The image: 0, -ENOENT (none), or a positive vdsokit_image_error; img is scratch. */
 static int locate(struct vdsokit_image *img, const void **base, size_t *size)
 {
-	if (__atomic_load_n(&override_set, __ATOMIC_ACQUIRE)) {
+	if (choose_image(IMAGE_AUXV) == IMAGE_OVERRIDE) {
 		*base = override_base;
 		*size = override_size;
 		return *base ? 0 : -ENOENT;
@@ -225,11 +239,16 @@ static void publish_clock(struct vdsokit__clock_route *route64, struct vdsokit__
 		STORE(route64->clocks, clocks);
 		return;
 	}
-	STORE(route64->clocks, 0u);
+	/*
+	 * The 32-bit-time route before the 64-bit one lets its clocks go: in
+	 * between, a call (a signal handler's) still finds them on the first
+	 * route, which resolves, not on neither, which is the syscall.
+	 */
 	if (c.fn) {
 		STORE(route32->fn, (int (*)(clockid_t, struct vdsokit__timespec32 *))(uintptr_t)c.fn);
 		STORE(route32->clocks, clocks);
 	}
+	STORE(route64->clocks, 0u);
 }
 
 static void publish_routes(void)
@@ -266,7 +285,6 @@ __attribute__((noinline)) void vdsokit_lib_resolve(void)
 	size_t size;
 	int status = FOUND_IMAGE;
 
-	STORE(resolution_started, 1);
 	int err = locate(&img, &base, &size);
 	if (err == -ENOENT) {
 		status = FOUND_NO_VDSO;
@@ -299,9 +317,14 @@ const struct found *vdsokit_lib_found(void)
 	return &found;
 }
 
+/*
+ * For a call whose route it found unset: acquire, so that a resolution seen
+ * finished is seen with its routes (on weakly ordered ABIs too), and the
+ * call reads the route it published, not a stale NULL.
+ */
 void vdsokit_lib_ensure_resolved(void)
 {
-	if (__atomic_load_n(&found.status, __ATOMIC_RELAXED) == FOUND_NOT_YET)
+	if (__atomic_load_n(&found.status, __ATOMIC_ACQUIRE) == FOUND_NOT_YET)
 		vdsokit_lib_resolve();
 }
 
@@ -339,12 +362,11 @@ VDSO_EXPORT int vdsokit_init(void)
 
 VDSO_EXPORT int vdsokit_use_image(const void *base, size_t size)
 {
-	if (__atomic_load_n(&resolution_started, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&image_choice, __ATOMIC_ACQUIRE) != IMAGE_UNDECIDED)
 		return -EBUSY;
 	override_base = base;
 	override_size = size;
-	__atomic_store_n(&override_set, 1, __ATOMIC_RELEASE);
-	return 0;
+	return choose_image(IMAGE_OVERRIDE) == IMAGE_OVERRIDE ? 0 : -EBUSY;
 }
 
 VDSO_EXPORT const struct vdsokit_image *vdsokit_process_image(void)

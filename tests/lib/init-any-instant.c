@@ -1,0 +1,257 @@
+// SPDX-License-Identifier: MIT
+/*
+ * "At any instant": the process's first call is single-stepped (x86's trap
+ * flag), and at each instant a word of the route table changes, a SIGTRAP
+ * handler makes every clock and cpu call, under a seccomp filter that kills
+ * every syscall but write, exit and sigreturn.  A call on a vDSO route must
+ * make no syscall whichever resolution step it interrupts, and a first call
+ * must end with the routes every resolution publishes.  Each (first call,
+ * change) pair runs in a child of its own, as a filter cannot be taken
+ * back.  On i386 (tests/hardening/i386.t runs it there), whose getres has
+ * only a 32-bit-time entry on Linux 6.18, the 64-bit route let its clocks
+ * go before the 32-bit one took them, and a getres in between made the
+ * syscall (an outside review of 9d7ee79).  And vdsokit_use_image(NULL, 0)
+ * ("no vDSO"), stepped the same way with a first call made at its N-th
+ * instruction: it returns 0 only if the calls then take the syscall (the
+ * image it gave), -EBUSY only if they keep the vDSO; 9d7ee79 returned 0
+ * and kept the vDSO when the call came between its check and its stores.
+ * SKIP on other architectures.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "vdsokit.h"
+#include "../tap.h"
+#include "testutil.h"
+
+#if (defined(__x86_64__) || defined(__i386__)) && defined(VDSOKIT_INLINE_GETTIME)
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+
+#define TIMEOUT_SECONDS 20
+#define MAX_CHANGES 64
+
+enum { PASSED, NO_CHANGE_LEFT, NO_FILTER };
+
+static volatile sig_atomic_t stepping, acted, changes, target;
+static struct vdsokit__routes_v2 seen;
+
+/* Every clock and cpu call, the way a handler would make them. */
+static void every_call(void)
+{
+	struct vdsokit_timespec ts;
+	struct vdsokit_timeval tv;
+	int64_t t;
+	unsigned cpu, node;
+	vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts);
+	vdsokit_clock_gettime(CLOCK_REALTIME_COARSE, &ts);
+	vdsokit_clock_getres(CLOCK_MONOTONIC, &ts);
+	vdsokit_clock_getres(CLOCK_REALTIME, &ts);
+	vdsokit_time(&t);
+	vdsokit_gettimeofday(&tv, NULL);
+	vdsokit_getcpu(&cpu, &node);
+	vdsokit_getcpu(&cpu, NULL);
+}
+
+static volatile sig_atomic_t steps;
+
+static void on_trap(int sig)
+{
+	(void)sig;
+	if (stepping == 2) {
+		/* vdsokit_use_image being stepped: the first call at its target-th instruction. */
+		if (++steps == target && !acted) {
+			acted = 1;
+			int saved = errno;
+			struct vdsokit_timespec ts;
+			vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts);
+			errno = saved;
+		}
+		return;
+	}
+	if (!stepping || acted || memcmp(&seen, &vdsokit__routes_v2, sizeof(seen)) == 0)
+		return;
+	memcpy(&seen, &vdsokit__routes_v2, sizeof(seen));
+	if (++changes < target)
+		return;
+	acted = 1;
+	int saved = errno;
+	every_call();
+	errno = saved;
+}
+
+#define ALLOW(nr) BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+static int kill_every_other_syscall(void)
+{
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		ALLOW(__NR_write), ALLOW(__NR_exit_group), ALLOW(__NR_exit), ALLOW(__NR_rt_sigreturn),
+#ifdef __NR_sigreturn
+		ALLOW(__NR_sigreturn),
+#endif
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	};
+	struct sock_fprog prog = { sizeof(filter) / sizeof(filter[0]), filter };
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return (int)syscall(__NR_seccomp, SECCOMP_SET_MODE_FILTER, 0, &prog);
+}
+
+#ifdef __i386__
+#define TRAP_FLAG_ON "pushf; orl $0x100, (%%esp); popf"
+#define TRAP_FLAG_OFF "pushf; andl $~0x100, (%%esp); popf"
+#else
+#define TRAP_FLAG_ON "pushf; orl $0x100, (%%rsp); popf"
+#define TRAP_FLAG_OFF "pushf; andl $~0x100, (%%rsp); popf"
+#endif
+
+enum first_call { GETTIME, GETRES, TIME, GETTIMEOFDAY, GETCPU, INIT, FIRST_CALLS };
+static const char *const first_name[FIRST_CALLS] = { "clock_gettime", "clock_getres", "time",
+						     "gettimeofday", "getcpu", "vdsokit_init" };
+
+struct run {
+	enum first_call first;
+	int change;
+};
+
+/* PASSED, NO_CHANGE_LEFT (fewer changes than asked), NO_FILTER; killed by SIGSYS: a syscall. */
+static int step_first_call(void *arg)
+{
+	const struct run *run = arg;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_trap;
+	if (sigaction(SIGTRAP, &sa, NULL))
+		return NO_FILTER;
+	memcpy(&seen, &vdsokit__routes_v2, sizeof(seen));
+	target = run->change;
+	if (kill_every_other_syscall())
+		return NO_FILTER;
+	struct vdsokit_timespec ts;
+	struct vdsokit_timeval tv;
+	int64_t t;
+	unsigned cpu, node;
+	stepping = 1;
+	__asm__ volatile(TRAP_FLAG_ON ::: "memory", "cc");
+	switch (run->first) {
+	case GETTIME: vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts); break;
+	case GETRES: vdsokit_clock_getres(CLOCK_MONOTONIC, &ts); break;
+	case TIME: vdsokit_time(&t); break;
+	case GETTIMEOFDAY: vdsokit_gettimeofday(&tv, NULL); break;
+	case GETCPU: vdsokit_getcpu(&cpu, &node); break;
+	default: vdsokit_init(); break;
+	}
+	__asm__ volatile(TRAP_FLAG_OFF ::: "memory", "cc");
+	stepping = 0;
+	/* And after it, under the same filter: every call of the routes it left. */
+	every_call();
+	return acted ? PASSED : NO_CHANGE_LEFT;
+}
+
+enum { AGREED = 0, USED_UNSAID = 1, REFUSED_BUT_USED = 2, NOT_REACHED = 3 };
+
+/* vdsokit_use_image(NULL, 0) with a first call at its step-th instruction: does its answer hold? */
+static int step_use_image(void *arg)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_trap;
+	if (sigaction(SIGTRAP, &sa, NULL))
+		return NOT_REACHED;
+	target = *(const int *)arg;
+	stepping = 2;
+	__asm__ volatile(TRAP_FLAG_ON ::: "memory", "cc");
+	int r = vdsokit_use_image(NULL, 0);
+	__asm__ volatile(TRAP_FLAG_OFF ::: "memory", "cc");
+	stepping = 0;
+	if (!acted)
+		return NOT_REACHED;
+	struct vdsokit_route_info route;
+	if (vdsokit_route_of(VDSOKIT_FN_CLOCK_GETTIME, CLOCK_MONOTONIC, &route) != 0)
+		return REFUSED_BUT_USED;
+	int no_vdso = route.reason == VDSOKIT_REASON_NO_VDSO;
+	if (r == 0)
+		return no_vdso ? AGREED : USED_UNSAID;
+	return r == -EBUSY && !no_vdso ? AGREED : REFUSED_BUT_USED;
+}
+
+/* Whether the routes' calls make no syscall here at all (a vDSO with each of them), asked in a child. */
+static int all_on_vdso(void *unused)
+{
+	(void)unused;
+	static const enum vdsokit_func fns[] = { VDSOKIT_FN_CLOCK_GETTIME, VDSOKIT_FN_CLOCK_GETRES, VDSOKIT_FN_TIME,
+						 VDSOKIT_FN_GETTIMEOFDAY };
+	for (size_t i = 0; i < sizeof(fns) / sizeof(fns[0]); i++) {
+		struct vdsokit_route_info r;
+		if (vdsokit_route_of(fns[i], CLOCK_MONOTONIC, &r) != 0 || r.route != VDSOKIT_ROUTE_VDSO)
+			return 1;
+	}
+	struct vdsokit_route_info r;
+	if (vdsokit_route_of(VDSOKIT_FN_GETCPU, 0, &r) != 0 || r.route == VDSOKIT_ROUTE_SYSCALL)
+		return 1;
+	return 0;
+}
+
+int main(void)
+{
+	if (!child_passed(run_in_child(all_on_vdso, NULL, TIMEOUT_SECONDS))) {
+		printf("1..0 # SKIP the clock and cpu calls are not all on the vDSO here (no vDSO, or an old one)\n");
+		return 0;
+	}
+	for (int first = 0; first < FIRST_CALLS; first++) {
+		int change = 1, failed = 0, filter_refused = 0;
+		for (; change <= MAX_CHANGES; change++) {
+			struct run run = { (enum first_call)first, change };
+			int status = run_in_child(step_first_call, &run, TIMEOUT_SECONDS);
+			if (child_exited(status) && WEXITSTATUS(status) == NO_CHANGE_LEFT)
+				break;
+			if (child_exited(status) && WEXITSTATUS(status) == NO_FILTER) {
+				filter_refused = 1;
+				break;
+			}
+			if (!child_passed(status)) {
+				diag("first call %s, at the route table's change %d: %s", first_name[first], change,
+				     child_exited(status) ? "exit status" : signal_name(WTERMSIG(status)));
+				failed = 1;
+			}
+		}
+		if (filter_refused) {
+			skip("first call %s: no seccomp filter could be installed", first_name[first]);
+			continue;
+		}
+		ok(!failed && change > 1,
+		   "first call %s, interrupted at each of its %d changes of the route table: every call of the "
+		   "handler and after it makes no syscall", first_name[first], change - 1);
+	}
+	int step = 1, disagreed = 0;
+	for (; step <= 4096; step++) {
+		int status = run_in_child(step_use_image, &step, TIMEOUT_SECONDS);
+		int code = child_exited(status) ? WEXITSTATUS(status) : -1;
+		if (code == NOT_REACHED)
+			break;
+		if (code != AGREED) {
+			diag("a first call at vdsokit_use_image's instruction %d: %s", step,
+			     code == USED_UNSAID ? "it returned 0, but the calls kept the vDSO"
+			     : code == REFUSED_BUT_USED ? "it returned -EBUSY, but the calls took its image"
+							: "the child crashed");
+			disagreed = 1;
+		}
+	}
+	ok(!disagreed && step > 1, "vdsokit_use_image(NULL, 0) with a first call at each of its %d instructions: "
+	   "0 only when its image is the one used, -EBUSY only when it is not", step - 1);
+	return done_testing();
+}
+#else
+int main(void)
+{
+	printf("1..0 # SKIP single-stepping with the trap flag: x86 with the inline calls only\n");
+	return 0;
+}
+#endif
