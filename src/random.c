@@ -397,6 +397,21 @@ static __attribute__((noinline)) uintptr_t claim(void)
 	return v;
 }
 
+/*
+ * A thread's first call through the vDSO, its state still 0: the state
+ * claimed for it, or 0 (this call takes the syscall).  Never inlined: its
+ * acquire load (a barrier on arm64, powerpc, riscv…) and the claim's
+ * atomics stay off the path of every later call, which is glibc's
+ * (tests/hot-path.t stops at this function, by name).
+ */
+static __attribute__((noinline)) uintptr_t first_state(long (*fn)(void *, size_t, unsigned, void *, size_t))
+{
+	if (!__atomic_load_n(&exit_hook_usable, __ATOMIC_ACQUIRE) || ask_params(fn) != 0 ||
+	    __atomic_load_n(&mmap_refused, __ATOMIC_RELAXED) || __atomic_load_n(&signals_refused, __ATOMIC_RELAXED))
+		return 0;
+	return claim();
+}
+
 /* -ENOSYS: this call takes the syscall. */
 static ssize_t random_via_vdso(long (*fn)(void *, size_t, unsigned, void *, size_t), void *buf, size_t len,
 			       unsigned flags)
@@ -406,14 +421,10 @@ static ssize_t random_via_vdso(long (*fn)(void *, size_t, unsigned, void *, size
 		return -ENOSYS; /* a call of this thread is under way, was abandoned, or it exited */
 	mine.state = v | IN_USE;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (unlikely(v == 0)) {
-		if (!__atomic_load_n(&exit_hook_usable, __ATOMIC_ACQUIRE) || ask_params(fn) != 0 ||
-		    __atomic_load_n(&mmap_refused, __ATOMIC_RELAXED) ||
-		    __atomic_load_n(&signals_refused, __ATOMIC_RELAXED) || (v = claim()) == 0) {
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			mine.state = 0;
-			return -ENOSYS;
-		}
+	if (unlikely(v == 0) && (v = first_state(fn)) == 0) {
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		mine.state = 0;
+		return -ENOSYS;
 	}
 	ssize_t r = call_getrandom(fn, buf, len, flags, (void *)v, PARAM(size));
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
