@@ -18,6 +18,7 @@
 . "$(dirname "$0")/lib.sh"
 cd "$top" || exit 1
 
+sover=$(sed -n 's/^SOVERSION := //p' Makefile)
 calls="vdsokit_clock_gettime vdsokit_clock_getres vdsokit_gettimeofday vdsokit_time vdsokit_getcpu vdsokit_getrandom vdsokit_thread_pointer"
 
 cat >"$tmp/inline.c" <<'C'
@@ -43,22 +44,142 @@ int inline_calls_time64;
 #endif
 C
 
-# barriers ARCH: the extended regex of that ABI's barrier and atomic instructions.
+# barriers ARCH: the extended regex of that ABI's barrier and atomic
+# read-modify-write instructions, as binutils 2.40's objdump prints them
+# (barrier_samples below assembles each one and checks it matches), and a
+# call to libatomic or libgcc's __sync helpers.
+#   x86: mfence, sfence, and lfence too (not a load/store fence for ordering
+#     but a speculation barrier; glibc's clock and getcpu paths have none of
+#     the three); any lock-prefixed instruction, and xchg with a memory
+#     operand (locked without the prefix).
+#   s390x: bcr 15,0 and bcr 14,0 (serialization) print as `br %r0` and
+#     `bnor %r0`; compare-and-swap (cs, cds) and interlocked access (la*, lpd).
+#   arm: the CP15 barriers print as `mcr 15, 0, rN, cr7, cr10, {5}`
+#     (dmb), `{4}` (dsb) and `cr7, cr5, {4}` (isb).
+#   mips: sync with a stype prints as sync_mb, sync_acquire, …
+#   ppc: sync prints as hwsync, `sync 2` as ptesync, mbar as eieio.
+#   m68k has no barrier instruction (its kernel offers an atomic_barrier
+#     system call, which no path here makes): only cas, cas2 and tas.
+#   loongarch (dbar, ibar) is not in the matrix, nor is a compiler for it here.
 barriers() {
 	atomics='<__(atomic|sync)_'
 	case $1 in
-	x86_64 | x32 | i386) echo "\\<(mfence|lfence|sfence|lock)\\>|$atomics" ;;
-	aarch64) echo "\\<(dmb|dsb|isb|ldar[bh]?|ldapr[bh]?|stlr[bh]?|ld[a]?xr[bh]?|st[l]?xr[bh]?|cas[a-z]*|swp[a-z]*|ldadd[a-z]*)\\>|$atomics" ;;
-	armhf) echo "\\<(dmb|dsb|isb|ldrex[a-z]*|strex[a-z]*)\\>|mcr.*c7, c10, 5|$atomics" ;;
-	ppc*) echo "\\<(sync|lwsync|hwsync|isync|eieio|lwarx|ldarx)\\>|stwcx|stdcx|$atomics" ;;
-	mips*) echo "\\<(sync|ll|sc|lld|scd)\\>|$atomics" ;;
-	riscv64) echo "\\<fence|\\<(lr|sc)\\.[wd]|\\<amo[a-z]+\\.[wd]|$atomics" ;;
-	s390x) echo "\\<bcr[[:space:]]+1[45],|\\<(cs|csg|csy)\\>|$atomics" ;;
-	sparc*) echo "\\<(membar|stbar|cas|casa|casx|casxa)\\>|$atomics" ;;
+	x86_64 | x32 | i386) echo "\\<(mfence|lfence|sfence|lock)\\>|\\<xchg[bwlq]?[[:space:]][^#]*\\(|$atomics" ;;
+	aarch64) echo "\\<(dmb|dsb|isb|sb|ldar[bh]?|ldapr[bh]?|ldapur[a-z]*|stlr[bh]?|stlur[bh]?|ldlar[bh]?|stllr[bh]?|ld[a]?x[rp][bh]?|st[l]?x[rp][bh]?|cas[a-z]*|swp[a-z]*|(ld|st)(add|clr|eor|set|smax|smin|umax|umin)[a-z]*)\\>|$atomics" ;;
+	armhf) echo "\\<(dmb|dsb|isb|ssbb|pssbb|sb|lda[a-z]*|stl[a-z]*|ldrex[a-z]*|strex[a-z]*|swpb?)\\>|\\<mcr2?[[:space:]]+p?15,[[:space:]]*0,[^,]*,[[:space:]]*c?r?7,[[:space:]]*c?r?(10,[[:space:]]*\\{?[45]|5,[[:space:]]*\\{?4)\\>|$atomics" ;;
+	ppc*) echo "\\<(sync|hwsync|lwsync|ptesync|isync|eieio|mbar|msync|l[bhwdq]arx)\\>|\\<st[bhwdq]cx\\.|$atomics" ;;
+	mips*) echo "\\<sync(_[a-z]+)?\\>|\\<(ll|sc|lld|scd|llwp|scwp|lldp|scdp|lle|sce)\\>|$atomics" ;;
+	riscv64) echo "\\<fence|\\<(lr|sc)\\.[wd]|\\<amo[a-z]+\\.[wdbhq]|$atomics" ;;
+	s390x) echo "\\<(bnor|br)[[:space:]]+%r0\\>|\\<bcr[[:space:]]+1[45],(%r)?0\\>|\\<(cs|csy|csg|cds|cdsy|cdsg|csst|ts|lpdg?|laa|laag|laal|laalg|lan|lang|lao|laog|lax|laxg)\\>|$atomics" ;;
+	sparc*) echo "\\<(membar|stbar|cas|casa|casx|casxa|ldstub|ldstuba|swap|swapa)\\>|$atomics" ;;
 	m68k) echo "\\<(cas|cas2|tas)[.a-z]*\\>|$atomics" ;;
 	*) echo "$atomics" ;;
 	esac
 }
+
+# barrier_samples ARCH: the assembler's flags on the first line, then each
+# barrier and atomic instruction of that ABI, one a line, then a line
+# "--", then instructions that are neither (loads, stores, branches that
+# look alike): the first must all match barriers ARCH, the others none.
+barrier_samples() {
+	case $1 in
+	x86_64 | x32) printf '%s\n' "" mfence lfence sfence 'lock addl $0,(%rsp)' 'xchg %eax,(%rsp)' \
+		'xchg (%rsp),%rax' 'lock cmpxchg %ecx,(%rsp)' 'lock xaddq %rax,(%rdi)' -- \
+		'xchg %ax,%ax' 'xchg %eax,%ebx' 'mov (%rsp),%eax' 'cmpxchg %ecx,%edx' 'call sys_lock' ret ;;
+	i386) printf '%s\n' "" mfence lfence sfence 'lock addl $0,(%esp)' 'xchg %eax,(%esp)' \
+		'lock cmpxchg8b (%esp)' -- 'xchg %ax,%ax' 'mov (%esp),%eax' ret ;;
+	aarch64) printf '%s\n' -march=armv8.5-a+lse+rcpc 'dmb ish' 'dmb ishld' 'dsb sy' isb sb \
+		'ldar x0,[x1]' 'ldarb w0,[x1]' 'ldapr x0,[x1]' 'ldapur x0,[x1]' 'stlr x0,[x1]' \
+		'stlur w0,[x1]' 'ldxr x0,[x1]' 'ldaxr x0,[x1]' 'ldaxp x0,x2,[x1]' 'stxr w3,x0,[x1]' \
+		'stlxr w3,x0,[x1]' 'stlxp w3,x0,x2,[x1]' 'casal x0,x2,[x1]' 'swpal x0,x2,[x1]' \
+		'ldaddal x0,x2,[x1]' 'stadd x0,[x1]' 'ldsetal x0,x2,[x1]' 'ldlar x0,[x1]' 'stllr x0,[x1]' -- \
+		'ldr x0,[x1]' 'str x0,[x1]' 'ldp x0,x2,[x1]' 'ldur x0,[x1]' 'blr x1' ret ;;
+	armhf) printf '%s\n' -march=armv8-a 'dmb ish' 'dsb sy' 'isb sy' 'ldrex r0,[r1]' \
+		'strex r2,r0,[r1]' 'ldrexd r0,r1,[r2]' 'lda r0,[r1]' 'stl r0,[r1]' 'ldaex r0,[r1]' \
+		'stlex r2,r0,[r1]' 'mcr p15, 0, r0, c7, c10, 5' 'mcr p15, 0, r0, c7, c10, 4' \
+		'mcr p15, 0, r0, c7, c5, 4' -- 'ldr r0,[r1]' 'str r0,[r1]' 'ldrd r0,r1,[r2]' \
+		'mcr p15, 0, r0, c13, c0, 3' 'bx lr' ;;
+	ppc64 | ppc64le) printf '%s\n' -Wa,-mpower9 sync lwsync hwsync isync eieio 'sync 2' \
+		'lwarx 3,0,4' 'ldarx 3,0,4' 'lbarx 3,0,4' 'lharx 3,0,4' 'lqarx 4,0,5' 'stwcx. 3,0,4' \
+		'stdcx. 3,0,4' 'stbcx. 3,0,4' 'sthcx. 3,0,4' -- 'lwz 3,0(4)' 'ld 3,0(4)' 'stw 3,0(4)' blr 'mtctr 3' ;;
+	ppc) printf '%s\n' -Wa,-many sync lwsync isync eieio mbar msync 'lwarx 3,0,4' 'stwcx. 3,0,4' -- \
+		'lwz 3,0(4)' 'stw 3,0(4)' blr ;;
+	mips*) printf '%s\n' '-march=mips64r2 -Wa,-mno-fix-loongson3-llsc' sync 'sync 0x10' 'sync 0x11' 'sync 0x12' 'sync 0x4' 'sync 0x13' \
+		'll $2,0($4)' 'sc $2,0($4)' 'lld $2,0($4)' 'scd $2,0($4)' -- 'lw $2,0($4)' 'sw $2,0($4)' \
+		'synci 0($4)' 'jr $31' ;;
+	riscv64) printf '%s\n' -march=rv64gc fence 'fence rw,rw' 'fence r,rw' fence.i fence.tso \
+		'lr.w.aq a0,(a1)' 'lr.d a0,(a1)' 'sc.d.rl a0,a2,(a1)' 'amoswap.w.aqrl a0,a2,(a1)' \
+		'amoadd.d a0,a2,(a1)' -- 'ld a0,0(a1)' 'sd a0,0(a1)' ret ;;
+	s390x) printf '%s\n' -march=z196 'bcr 14,0' 'bcr 15,0' 'cs %r1,%r2,0(%r3)' 'csy %r1,%r2,0(%r3)' \
+		'csg %r1,%r2,0(%r3)' 'cds %r0,%r2,0(%r3)' 'cdsg %r0,%r2,0(%r3)' 'laa %r1,%r2,0(%r3)' \
+		'laag %r1,%r2,0(%r3)' 'lan %r1,%r2,0(%r3)' 'laxg %r1,%r2,0(%r3)' 'ts 0(%r3)' \
+		'lpd %r0,0(%r3),8(%r3)' -- 'br %r14' 'bcr 15,%r1' 'bcr 14,%r1' 'lg %r1,0(%r2)' 'brasl %r14,.' ;;
+	sparc*) printf '%s\n' "" 'membar #StoreLoad' 'membar #LoadLoad | #StoreStore' stbar \
+		'cas [%o0], %o1, %o2' 'casx [%o0], %o1, %o2' 'casa [%o0] 0x80, %o1, %o2' \
+		'ldstub [%o0], %o1' 'swap [%o0], %o1' -- 'ld [%o0], %o1' 'st %o1, [%o0]' 'retl' nop ;;
+	m68k) printf '%s\n' -mcpu=68020 'cas.l %d0,%d1,(%a0)' 'cas2.l %d0:%d1,%d2:%d3,(%a0):(%a1)' \
+		'tas (%a0)' 'cas.w %d0,%d1,(%a0)' -- 'move.l (%a0),%d0' 'move.l %d0,(%a0)' rts ;;
+	esac
+}
+
+# walk OBJDUMP FILE ROOTS SLOW: the call path of each root in FILE's
+# disassembly: every function reached from one by a direct branch, call or
+# tail call (an instruction naming <function> or <function+offset>; PLT
+# entries taken as their function, comments left out), transitively, but
+# the functions named in SLOW, where it stops.  Writes FILE.insns, each
+# instruction of each function reached, FILE.where, the path to it
+# ("root>…>function", line for line), and FILE.reached, a line per function.
+walk() {
+	"$1" -d --no-show-raw-insn "$2" >"$2.dis" 2>/dev/null
+	awk -v roots="$3" -v slow="$4" -v out="$2" '
+	function name_of(s) { sub(/@plt$/, "", s); sub(/^\./, "", s); return s }
+	/^[0-9a-f]+ <[^>]+>:$/ {
+		cur = substr($2, 2, length($2) - 3)
+		if (cur ~ /@plt$/) { cur = ""; next }
+		cur = name_of(cur); order[++nf] = cur; isfn[cur] = 1; next
+	}
+	/^$/ { cur = ""; next }
+	cur != "" && /^ +[0-9a-f]+:/ {
+		body[cur] = body[cur] $0 "\n"
+		line = $0
+		sub(/[ \t][#!@][ \t].*$/, "", line)
+		while (match(line, /<[^<>]+>/)) {
+			t = substr(line, RSTART + 1, RLENGTH - 2); line = substr(line, RSTART + RLENGTH)
+			if (t !~ /^[^+-]+(\+0x[0-9a-f]+)?$/) continue
+			sub(/\+0x[0-9a-f]+$/, "", t)
+			callee[cur] = callee[cur] " " name_of(t)
+		}
+	}
+	END {
+		ns = split(slow, s, " "); for (i = 1; i <= ns; i++) stop[s[i]] = 1
+		nr = split(roots, r, " ")
+		for (i = 1; i <= nr; i++) if (r[i] in isfn) { queue[++tail] = r[i]; path[r[i]] = r[i] }
+		for (head = 1; head <= tail; head++) {
+			f = queue[head]
+			printf "%s\n", f > (out ".reached")
+			nl = split(body[f], lines, "\n")
+			for (i = 1; i < nl; i++) { print lines[i] > (out ".insns"); print path[f] > (out ".where") }
+			nc = split(callee[f], c, " ")
+			for (i = 1; i <= nc; i++)
+				if ((c[i] in isfn) && !(c[i] in path) && !(c[i] in stop)) {
+					queue[++tail] = c[i]; path[c[i]] = path[f] ">" c[i]
+				}
+		}
+	}' "$2.dis"
+}
+
+# The slow paths, where the walk stops: each runs once per process or per
+# thread, before the route the calls read exists, as glibc's own first
+# calls resolve its vDSO entries (in ld.so, before main).
+#   vdsokit_lib_resolve: a process's first call finds the vDSO, fills the
+#     routes and publishes them (src/vdso.c).
+#   vdsokit_lib_clock_gettime_first, _getres_first: the clock routes'
+#     function before resolution, which resolves and calls on (src/time.c).
+#   first_state: a thread's first getrandom through the vDSO, which asks
+#     the state's size and claims one off the shared list (src/random.c).
+#   vdsokit_lib_drop_time32: a 32-bit-time entry whose answer overflowed
+#     (past 2038) is dropped from its route, once (src/vdso.c).
+slow_paths="vdsokit_lib_resolve vdsokit_lib_clock_gettime_first vdsokit_lib_clock_getres_first first_state vdsokit_lib_drop_time32"
 
 # min_frame ARCH: the ABI's smallest frame, what a function with any call must open.
 min_frame() {
@@ -99,10 +220,49 @@ for target in x86_64-host $MATRIX_TARGETS; do
 	fi
 	dir=$tmp/$t_arch
 	mkdir -p "$dir"
+	regex=$(barriers "$t_arch")
+	# The checker's own check: each barrier of this ABI, assembled and
+	# disassembled, is seen; the look-alikes are not.
+	barrier_samples "$t_arch" >"$dir/samples"
+	sed -n '2,/^--$/p' "$dir/samples" | sed '$d' >"$dir/barriers.s"
+	sed -n '/^--$/,$p' "$dir/samples" | sed 1d >"$dir/plain.s"
+	selftest=""
+	for kind in barriers plain; do
+		# shellcheck disable=SC2046
+		if ! "$cc" $(head -1 "$dir/samples") -c -x assembler "$dir/$kind.s" -o "$dir/$kind.o" \
+			>"$dir/as.err" 2>&1; then
+			selftest="$selftest $kind.s does not assemble: $(grep -i error "$dir/as.err" | head -2 | tr '\n' ' ')"
+			continue
+		fi
+		"$objdump" -d --no-show-raw-insn "$dir/$kind.o" | grep -E '^ +[0-9a-f]+:' | grep -v '[[:space:]]nop$' \
+			>"$dir/$kind.dis"
+		if [ $kind = barriers ]; then
+			[ "$(wc -l <"$dir/$kind.dis")" -eq "$(wc -l <"$dir/$kind.s")" ] ||
+				selftest="$selftest $(wc -l <"$dir/$kind.s") barriers assembled, $(wc -l <"$dir/$kind.dis") disassembled;"
+			wrong=$(grep -vE "$regex" "$dir/$kind.dis")
+		else
+			wrong=$(grep -E "$regex" "$dir/$kind.dis")
+		fi
+		[ -z "$wrong" ] || selftest="$selftest $kind $([ $kind = barriers ] && echo unseen || echo seen):$(printf '%s\n' "$wrong" | cut -f2- | tr '\n' ';')"
+	done
+	if [ -z "$selftest" ]; then
+		ok "$t_arch: the barrier regex sees each of $(wc -l <"$dir/barriers.dis") barriers assembled, and none of $(wc -l <"$dir/plain.dis") look-alikes"
+	else
+		not_ok "$t_arch: the barrier regex against $objdump's own output:$selftest"
+	fi
+	# The library as it ships (the shared library's -fPIC objects, the
+	# project's flags), with no C library to link against: the calls into
+	# it stay PLT calls, not followed (glibc's own are not ours to check).
+	if ! make -s -j2 -C "$top" CC="$cc" AR="$t_triple-ar" BUILD="$dir" CFLAGS="$t_cflags -fstack-usage" \
+		LDFLAGS=-nostdlib "$dir/lib/libvdsokit.so.$sover" >"$dir/cc.err" 2>&1; then
+		not_ok "$t_arch: the shared library does not build with $cc $t_cflags"
+		tail -20 "$dir/cc.err" | diag
+		continue
+	fi
 	built=1
-	for src in src/time.c src/cpu.c src/random.c src/tp.c src/vdso.c "$tmp/inline.c" "$tmp/tail.c"; do
+	for src in "$tmp/inline.c" "$tmp/tail.c"; do
 		# shellcheck disable=SC2086
-		if ! "$cc" $t_cflags -std=gnu11 -O2 -fstack-usage -Iinclude -Isrc -D_GNU_SOURCE \
+		if ! "$cc" $t_cflags -std=gnu11 -O2 -fstack-usage -Iinclude -D_GNU_SOURCE \
 			-c "$src" -o "$dir/$(basename "$src" .c).o" 2>"$dir/cc.err"; then
 			not_ok "$t_arch: $src does not compile with $cc $t_cflags"
 			diag <"$dir/cc.err"
@@ -110,36 +270,44 @@ for target in x86_64-host $MATRIX_TARGETS; do
 		fi
 	done
 	[ $built = 1 ] || continue
-	regex=$(barriers "$t_arch")
 	limit=$(($(min_frame "$t_arch") + 64))
 	found="" frames="" big="" missing=""
-	for fn in $calls inline_clock_gettime inline_clock_getres inline_time inline_getcpu inline_getcpu_node \
-		vdsokit_lib_clock_gettime_declining; do
-		text=""
-		for o in "$dir"/*.o; do
-			text=$(body "$objdump" "$o" "$fn")
-			[ -n "$text" ] && break
-		done
-		if [ -z "$text" ]; then
-			# Absent where the header inlines nothing, and the declining
-			# entry's route off MIPS (src/vdso.c).
-			case $fn in inline_* | vdsokit_lib_clock_gettime_declining) continue ;; esac
-			missing="$missing $fn"
-			continue
-		fi
+	# The public calls' paths, in the shared library.
+	lib=$dir/lib/libvdsokit.so.$sover
+	walk "$objdump" "$lib" "$calls vdsokit_lib_clock_gettime_declining" "$slow_paths"
+	for fn in $calls; do
+		grep -qx "$fn" "$lib.reached" || missing="$missing $fn"
+	done
+	followed=$(grep -cvxF "$(printf '%s\n' $calls vdsokit_lib_clock_gettime_declining)" "$lib.reached")
+	hits=$(grep -nE "$regex" "$lib.insns" | head -4 | while IFS=: read -r at insn; do
+		printf ' %s: %s;' "$(sed -n "${at}p" "$lib.where")" "$(printf '%s' "$insn" | cut -f2- | tr '\t' ' ')"
+	done)
+	[ -n "$hits" ] && found="$found$hits"
+	# The header's inlined calls, in the program that uses them: their own code.
+	for fn in inline_clock_gettime inline_clock_getres inline_time inline_getcpu inline_getcpu_node; do
+		text=$(body "$objdump" "$dir/inline.o" "$fn")
+		# Absent where the header inlines nothing.
+		[ -n "$text" ] || continue
 		hits=$(printf '%s\n' "$text" | grep -E "$regex" | head -3 | sed 's/^[[:space:]]*//' | tr '\n' ';')
 		[ -n "$hits" ] && found="$found $fn: $hits"
-		frame=$(cat "$dir"/*.su | awk -F'\t' -v f="$fn" '{ n = split($1, p, ":"); if (p[n] == f) print $2 }' | head -1)
-		frames="$frames $fn=${frame:-?}"
-		[ -n "$frame" ] && [ "$frame" -gt "$limit" ] && big="$big $fn=$frame"
+	done
+	for fn in $calls inline_clock_gettime inline_clock_getres inline_time inline_getcpu inline_getcpu_node \
+		vdsokit_lib_clock_gettime_declining; do
+		frame=$(find "$dir" -name '*.su' -exec cat {} + | awk -F'\t' -v f="$fn" '{ n = split($1, p, ":"); if (p[n] == f) print $2 }' | head -1)
+		[ -n "$frame" ] || continue
+		frames="$frames $fn=$frame"
+		[ "$frame" -gt "$limit" ] && big="$big $fn=$frame"
 	done
 	if [ -n "$missing" ]; then
-		not_ok "$t_arch: public calls not found in the objects:$missing"
+		not_ok "$t_arch: public calls not found in the library:$missing"
+	elif [ "$followed" -eq 0 ]; then
+		not_ok "$t_arch: no call followed from the public calls (a walk that reads nothing)"
 	elif [ -n "$found" ]; then
 		not_ok "$t_arch: a barrier or atomic instruction on a public call's path:$found"
 	else
-		ok "$t_arch: no barrier in the public calls, inlined ones included ($cc $t_cflags)"
+		ok "$t_arch: no barrier on the public calls' paths ($followed functions they call, but the slow paths), nor in the inlined ones ($cc $t_cflags)"
 	fi
+	printf 'reached: %s\n' "$(tr '\n' ' ' <"$lib.reached")" | diag
 	if [ -n "$big" ]; then
 		not_ok "$t_arch: a frame over $limit bytes (the ABI's minimum + 64):$big"
 	else
