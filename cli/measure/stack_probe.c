@@ -7,6 +7,7 @@
 #include "host/child.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -19,7 +20,7 @@
 #define HAVE_UCONTEXT 1
 #endif
 
-volatile uintptr_t stack_probe_sp;
+__thread volatile uintptr_t stack_probe_sp;
 
 enum probe_method { PAINT_A, PAINT_B, RESIDENCY, PROBE_METHOD_COUNT };
 
@@ -43,10 +44,11 @@ static unsigned char pattern(enum probe_method w, size_t i)
 	return w == PAINT_B ? (unsigned char)~a[i & 7] : a[i & 7];
 }
 
-static long (*child_thunk)(void *);
-static void *child_arg;
-static long child_result;
-static ucontext_t caller_context, probe_context;
+/* Each thread's own: stack_probe_threads runs several probes at once. */
+static __thread long (*child_thunk)(void *);
+static __thread void *child_arg;
+static __thread long child_result;
+static __thread ucontext_t caller_context, probe_context;
 
 static void probe_entry(void)
 {
@@ -130,66 +132,129 @@ static void child_run(enum probe_method w, void (*prepare)(void *), long (*thunk
 		}
 	}
 }
+
+struct thread_job {
+	enum probe_method w;
+	long (*thunk)(void *);
+	void *arg;
+	struct child_report *rep;
+};
+
+static void *thread_run(void *p)
+{
+	struct thread_job *j = p;
+	child_run(j->w, NULL, j->thunk, j->arg, j->rep);
+	return NULL;
+}
+
+/* In the child: one call in this thread, or prepare, then n calls in threads of their own. */
+static void child_calls(enum probe_method w, void (*prepare)(void *), long (*thunk)(void *),
+			void *const *args, unsigned n, struct child_report *reps)
+{
+	if (n == 1) {
+		child_run(w, prepare, thunk, args[0], &reps[0]);
+		reps[0].done = 1;
+		return;
+	}
+	if (prepare)
+		prepare(args[0]);
+	pthread_t threads[STACK_PROBE_MAX_THREADS];
+	struct thread_job jobs[STACK_PROBE_MAX_THREADS];
+	unsigned started = 0;
+	for (; started < n; started++) {
+		jobs[started] = (struct thread_job){ w, thunk, args[started], &reps[started] };
+		int e = pthread_create(&threads[started], NULL, thread_run, &jobs[started]);
+		if (e != 0) {
+			/* The others wait for it at their start line: alarm() ends the child. */
+			snprintf(reps[started].why, sizeof(reps[started].why), "pthread_create: %s", strerror(e));
+			break;
+		}
+	}
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	for (unsigned i = 0; i < n; i++)
+		reps[i].done = 1;
+}
 #endif
 
 bool stack_probe(void (*prepare)(void *arg), long (*thunk)(void *arg), void *arg,
 		 struct stack_probe_result *r)
 {
-	memset(r, 0, sizeof(*r));
+	return stack_probe_threads(prepare, thunk, &arg, 1, r);
+}
+
+bool stack_probe_threads(void (*prepare)(void *arg), long (*thunk)(void *arg), void *const *args,
+			 unsigned n, struct stack_probe_result *r)
+{
+	memset(r, 0, sizeof(*r) * n);
 #ifndef HAVE_UCONTEXT
-	(void)prepare, (void)thunk, (void)arg;
-	snprintf(r->why, sizeof(r->why), "this libc has no makecontext/swapcontext (musl)");
+	(void)prepare, (void)thunk, (void)args;
+	for (unsigned i = 0; i < n; i++)
+		snprintf(r[i].why, sizeof(r[i].why), "this libc has no makecontext/swapcontext (musl)");
 	return false;
 #else
-	struct child_report *reps = mmap(NULL, sizeof(struct child_report) * PROBE_METHOD_COUNT,
-					 PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (reps == MAP_FAILED) {
-		snprintf(r->why, sizeof(r->why), "mmap of the report page: %s", strerror(errno));
+	if (n == 0 || n > STACK_PROBE_MAX_THREADS) {
+		snprintf(r[0].why, sizeof(r[0].why), "%u calls at once: 1 to %d", n, STACK_PROBE_MAX_THREADS);
 		return false;
 	}
-	memset(reps, 0, sizeof(struct child_report) * PROBE_METHOD_COUNT);
+	size_t bytes = sizeof(struct child_report) * PROBE_METHOD_COUNT * n;
+	struct child_report *reps = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (reps == MAP_FAILED) {
+		for (unsigned i = 0; i < n; i++)
+			snprintf(r[i].why, sizeof(r[i].why), "mmap of the report page: %s", strerror(errno));
+		return false;
+	}
+	memset(reps, 0, bytes);
 	fflush(NULL);
-	for (int w = 0; w < PROBE_METHOD_COUNT; w++) {
+	/* reps[w * n + i]: what method w saw of call i. */
+	char why[sizeof(r->why)] = "";
+	for (int w = 0; w < PROBE_METHOD_COUNT && !why[0]; w++) {
+		struct child_report *saw = &reps[w * n];
 		pid_t pid = child_start();
 		if (pid < 0) {
-			snprintf(r->why, sizeof(r->why), "%s", child_start_why());
-			goto out;
+			snprintf(why, sizeof(why), "%s", child_start_why());
+			break;
 		}
 		if (pid == 0) {
 			/* A call that never returns must not hang the caller. */
 			alarm(20);
-			child_run((enum probe_method)w, prepare, thunk, arg, &reps[w]);
-			reps[w].done = 1;
+			child_calls((enum probe_method)w, prepare, thunk, args, n, saw);
 			_exit(0);
 		}
 		int status = 0;
 		child_wait(pid, &status);
 		if (WIFSIGNALED(status)) {
-			snprintf(r->why, sizeof(r->why), "the call died on the %d KiB probe stack "
+			snprintf(why, sizeof(why), "the call died on the %d KiB probe stack "
 				 "(signal %d, %s)%s", STACK_PROBE_BYTES / 1024, WTERMSIG(status),
 				 strsignal(WTERMSIG(status)), WTERMSIG(status) == SIGSEGV ?
 				 ": it overran the stack into the guard page, or faulted on its own" : "");
-			goto out;
+			break;
 		}
-		if (!reps[w].done || !reps[w].ok) {
-			snprintf(r->why, sizeof(r->why), "%s", reps[w].why[0] ? reps[w].why :
+	}
+	bool all = true;
+	for (unsigned i = 0; i < n; i++) {
+		struct child_report *a = &reps[PAINT_A * n + i], *b = &reps[PAINT_B * n + i],
+				    *res = &reps[RESIDENCY * n + i];
+		struct child_report *bad = !a->done || !a->ok ? a : !b->done || !b->ok ? b :
+					   !res->done || !res->ok ? res : NULL;
+		if (why[0] || bad) {
+			snprintf(r[i].why, sizeof(r[i].why), "%s", why[0] ? why : bad->why[0] ? bad->why :
 				 "the probe child exited early");
-			goto out;
+			all = false;
+			continue;
 		}
+		r[i].call_result = a->call_result;
+		r[i].written = a->depth > b->depth ? a->depth : b->depth;
+		r[i].deepest = r[i].written;
+		r[i].residency_checked = res->residency_known;
+		/* A page touched below every write: the touch changed nothing there. */
+		if (res->resident_below && res->page_lower > r[i].written) {
+			r[i].deepest = res->page_upper;
+			r[i].page_granular = true;
+		}
+		r[i].measured = true;
 	}
-	r->call_result = reps[PAINT_A].call_result;
-	r->written = reps[PAINT_A].depth > reps[PAINT_B].depth ? reps[PAINT_A].depth :
-								reps[PAINT_B].depth;
-	r->deepest = r->written;
-	r->residency_checked = reps[RESIDENCY].residency_known;
-	/* A page touched below every write: the touch changed nothing there. */
-	if (reps[RESIDENCY].resident_below && reps[RESIDENCY].page_lower > r->written) {
-		r->deepest = reps[RESIDENCY].page_upper;
-		r->page_granular = true;
-	}
-	r->measured = true;
-out:
-	munmap(reps, sizeof(struct child_report) * PROBE_METHOD_COUNT);
-	return r->measured;
+	munmap(reps, bytes);
+	return all;
 #endif
 }

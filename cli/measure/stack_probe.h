@@ -31,7 +31,8 @@
 /* The stack the call runs on: far more than any call here should need. */
 #define STACK_PROBE_BYTES (64 * 1024)
 
-extern volatile uintptr_t stack_probe_sp;
+/* Each thread's own: stack_probe_threads marks several at once. */
+extern __thread volatile uintptr_t stack_probe_sp;
 
 /*
  * The stack pointer, read where it stands: one instruction per
@@ -94,5 +95,19 @@ struct stack_probe_result {
  */
 bool stack_probe(void (*prepare)(void *arg), long (*thunk)(void *arg), void *arg,
 		 struct stack_probe_result *r);
+
+/* The most calls stack_probe_threads runs at once. */
+#define STACK_PROBE_MAX_THREADS 8
+
+/*
+ * The same for n calls at once (n <= STACK_PROBE_MAX_THREADS): in each
+ * child, prepare(args[0]) on its own stack, then thunk(args[i]) in n
+ * threads, each on a probe stack of its own; r[i] is what thread i's call
+ * touched.  The thunks hold their calls back until all have started, if
+ * they are to race.  Returns whether every call was measured (else the
+ * r[i].why of those that were not says why).
+ */
+bool stack_probe_threads(void (*prepare)(void *arg), long (*thunk)(void *arg), void *const *args,
+			 unsigned n, struct stack_probe_result *r);
 
 #endif /* VDSOKIT_CLI_STACK_PROBE_H */

@@ -12,7 +12,10 @@
  * syscalls where there is none (qemu-user), or with --image the synthetic
  * image FILE (tests/images) standing in for a vDSO.  The first lines check
  * the probe itself on functions of known depth, so that a probe that sees
- * nothing cannot pass for a library that uses nothing.
+ * nothing cannot pass for a library that uses nothing; where it cannot
+ * measure, every case says so (a skip each).  Last, first calls made by
+ * several threads at once (concurrent initialisation, state claims), each
+ * thread's stack measured on its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/auxv.h>
+#include <sched.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -81,13 +85,16 @@ static long known_thunk(void *arg)
 	return which == 0 ? shallow() : which == 1 ? write_deep() : probe_deep();
 }
 
-/* 0 when the probe works here, else why it cannot measure. */
-static int check_probe(void)
+/* Why the probe cannot measure here, or "" where it can. */
+static char probe_why[200];
+
+static void check_probe(void)
 {
 	struct stack_probe_result r;
 	if (!stack_probe(NULL, known_thunk, (void *)(intptr_t)0, &r)) {
+		snprintf(probe_why, sizeof(probe_why), "%s", r.why);
 		skip("the stack probe cannot measure here: %s", r.why);
-		return -1;
+		return;
 	}
 	ok(r.deepest < 512, "probe: an almost empty function touches %zu bytes (< 512)", r.deepest);
 	stack_probe(NULL, known_thunk, (void *)(intptr_t)1, &r);
@@ -106,7 +113,6 @@ static int check_probe(void)
 		   "probe: a byte %d down left unchanged (a stack probe's or $0): %zu bytes, %s "
 		   "(%zu bytes written)", KNOWN_READ, r.deepest, !r.measured ? r.why :
 		   r.page_granular ? "page-granular (residency)" : "exact (paint)", r.written);
-	return 0;
 }
 
 /* ---- the library's calls ------------------------------------------------ */
@@ -375,6 +381,49 @@ static void list_calls(void)
 	add(OP_IMAGE_VERDEF, 0, 1, 0, "vdsokit_image_verdef, the last definition");
 }
 
+/* ---- first calls at once ------------------------------------------------ */
+
+/*
+ * Several threads make their first call together: the process's
+ * initialisation raced (each call may find it under way), and the state
+ * claims of their first getrandom.  Each thread's call runs on a probe
+ * stack of its own (stack_probe_threads), behind a start line that lets
+ * none go before all have come.
+ */
+#define RACERS 4
+static unsigned racers_at_line; /* in each probe child: it starts at 0 */
+
+static long racing_call(void *arg)
+{
+	__atomic_add_fetch(&racers_at_line, 1, __ATOMIC_SEQ_CST);
+	/* The yields' few bytes are this frame's, above run_call's mark. */
+	while (__atomic_load_n(&racers_at_line, __ATOMIC_SEQ_CST) < RACERS)
+		sched_yield();
+	return run_call(arg);
+}
+
+struct race {
+	const char *label;
+	struct call calls[RACERS];
+};
+
+static struct race races[3];
+
+static void list_races(void)
+{
+	static const enum op mixed[RACERS] = { OP_CLOCK_GETTIME, OP_GETRANDOM, OP_GETTIMEOFDAY, OP_GETCPU_NODE };
+	static const long mixed_arg[RACERS] = { CLOCK_MONOTONIC, 32, 0, 0 };
+	races[0].label = "4 threads, each its first vdsokit_getrandom(32) at once (initialisation, state claims)";
+	races[1].label = "4 threads at once: first clock_gettime, getrandom(32), gettimeofday, getcpu";
+	races[2].label = "4 threads, each its first vdsokit_getrandom(32) at once after initialisation "
+			 "(state claims)";
+	for (unsigned i = 0; i < RACERS; i++) {
+		races[0].calls[i] = (struct call){ OP_GETRANDOM, 32, 0, 0, "" };
+		races[1].calls[i] = (struct call){ mixed[i], mixed_arg[i], 0, 0, "" };
+		races[2].calls[i] = (struct call){ OP_GETRANDOM, 32, 2, 0, "" };
+	}
+}
+
 /* ---- the stated bound ---------------------------------------------------- */
 
 /*
@@ -460,10 +509,9 @@ int main(int argc, char **argv)
 	}
 	if (image && map_image(image) != 0)
 		return 2;
-	if (check_probe() != 0)
-		return done_testing();
-
+	check_probe();
 	list_calls();
+	list_races();
 	size_t max = 0;
 	const char *max_label = "";
 	bool max_page = false;
@@ -473,6 +521,10 @@ int main(int argc, char **argv)
 		bool image_op = c->op >= OP_IMAGE_PARSE && c->op <= OP_IMAGE_VERDEF;
 		if (image_op && !image && !getauxval(AT_SYSINFO_EHDR)) {
 			skip("%s: no image in this process (no vDSO)", c->label);
+			continue;
+		}
+		if (probe_why[0]) {
+			skip("%s: not measured: the stack probe cannot measure here", c->label);
 			continue;
 		}
 		if (!stack_probe(prepare, run_call, c, &r)) {
@@ -492,6 +544,34 @@ int main(int argc, char **argv)
 			max_page = r.page_granular;
 		}
 	}
+	for (unsigned k = 0; k < sizeof(races) / sizeof(races[0]); k++) {
+		struct race *race = &races[k];
+		struct stack_probe_result r[RACERS];
+		void *args[RACERS];
+		for (unsigned i = 0; i < RACERS; i++)
+			args[i] = &race->calls[i];
+		if (probe_why[0]) {
+			skip("%s: not measured: the stack probe cannot measure here", race->label);
+			continue;
+		}
+		stack_probe_threads(prepare, racing_call, args, RACERS, r);
+		for (unsigned i = 0; i < RACERS; i++) {
+			if (!r[i].measured) {
+				ok(0, "%s, thread %u: %s", race->label, i, r[i].why);
+			} else if (r[i].call_result < 0) {
+				ok(0, "%s, thread %u: the call failed (%ld), so its depth says nothing", race->label,
+				   i, r[i].call_result);
+			} else {
+				ok(1, "%s, thread %u: %s%zu bytes", race->label, i, r[i].page_granular ? "at most " : "",
+				   r[i].deepest);
+				if (r[i].deepest > max) {
+					max = r[i].deepest;
+					max_label = race->label;
+					max_page = r[i].page_granular;
+				}
+			}
+		}
+	}
 	const char *arch = vdsokit_arch_name();
 	const char *paths = image ? "the synthetic image" :
 			    getauxval(AT_SYSINFO_EHDR) ? "this kernel's vDSO" : "no vDSO: the syscalls";
@@ -502,6 +582,8 @@ int main(int argc, char **argv)
 	long bound = read_bound(&bounds, bounds != default_bounds, arch, note, sizeof(note));
 	if (SANITIZED)
 		skip("no bound checked: a sanitizer build's calls need the sanitizer's stack too");
+	else if (probe_why[0])
+		skip("no bound checked: nothing was measured (%s)", probe_why);
 	else if (bound < 0)
 		skip("no bound checked: %s is unreadable (%s)", bounds, strerror(errno));
 	else if (bound == 0)
