@@ -57,16 +57,17 @@ compiles() {
 # both LANGUAGE NAME COMPILER FLAGS...: each standard of the language, and
 # the strictest once more with -DVDSOKIT_NO_INLINE.
 both() {
-	lang=$1 name=$2 cc=$3
+	b_lang=$1 b_name=$2 b_cc=$3
 	shift 3
-	case $lang in
-	c) stds="c89 c99 c11 c17" ;;
-	c++) stds="c++98 c++11 c++17" ;;
+	case $b_lang in
+	c) b_stds="c89 c99 c11 c17" ;;
+	c++) b_stds="c++98 c++11 c++17" ;;
 	esac
-	for std in $stds; do
-		compiles "$name$std" "$cc" -x "$lang" -std="$std" "$@"
+	for b_std in $b_stds; do
+		compiles "$b_name$b_std" "$b_cc" -x "$b_lang" -std="$b_std" "$@"
 	done
-	compiles "$name${stds%% *} -DVDSOKIT_NO_INLINE" "$cc" -x "$lang" -std="${stds%% *}" -DVDSOKIT_NO_INLINE "$@"
+	b_std=${b_stds%% *}
+	compiles "$b_name$b_std -DVDSOKIT_NO_INLINE" "$b_cc" -x "$b_lang" -std="$b_std" -DVDSOKIT_NO_INLINE "$@"
 }
 
 both c "" gcc -O2
