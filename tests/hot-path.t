@@ -1,16 +1,20 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # The public calls carry no barrier and no oversized frame, on every ABI the
-# QEMU matrix builds: each ABI's compiler builds the library's call files
-# and a program that uses the header's inline calls, and the disassembly of
-# every public call (vdsokit_clock_gettime, _getres, _gettimeofday, _time,
-# _getcpu, _getrandom, _thread_pointer; the inlined ones in the program; the
-# route of a MIPS vDSO that may decline a clock) is
-# searched for that ABI's barrier and atomic read-modify-write instructions,
-# and for a call to libatomic or libgcc's __sync helpers.  The routes are
-# read with plain loads (include/vdsokit.h says why that is enough); the
-# slow paths (resolution, a thread's first getrandom) are functions of their
-# own, called only before a route exists.  Each function's frame, from
+# QEMU matrix builds: each ABI's compiler builds the shared library (as the
+# Makefile does, -fPIC) and a program that uses the header's inline calls.
+# From every public call (vdsokit_clock_gettime, _getres, _gettimeofday,
+# _time, _getcpu, _getrandom, _thread_pointer; the route of a MIPS vDSO
+# that may decline a clock) the library's disassembly is followed through
+# direct calls and tail calls to every function they reach, but the slow
+# paths named below, and each function reached, with the inlined calls in
+# the program, is searched for that ABI's barrier and atomic
+# read-modify-write instructions, and for a call to libatomic or libgcc's
+# __sync helpers.  The routes are read with plain loads (include/vdsokit.h
+# says why that is enough); the slow paths (resolution, a thread's first
+# getrandom) are functions of their own, called only before a route
+# exists.  Each barrier regex is first checked against the ABI's own
+# assembler and objdump.  Each public function's frame, from
 # -fstack-usage, must be within 64 bytes of the ABI's minimum.  (On powerpc
 # the vDSO call's asm opens one frame more, the vDSO's own header below the
 # red zone, which -fstack-usage does not see: src/arch/powerpc.h says why;
