@@ -23,6 +23,7 @@
 cd "$top" || exit 1
 
 sover=$(sed -n 's/^SOVERSION := //p' Makefile)
+opt=$(sed -n 's/^OPT *?= //p' Makefile)
 calls="vdsokit_clock_gettime vdsokit_clock_getres vdsokit_gettimeofday vdsokit_time vdsokit_getcpu vdsokit_getrandom vdsokit_thread_pointer"
 
 cat >"$tmp/inline.c" <<'C'
@@ -257,7 +258,9 @@ for target in x86_64-host $MATRIX_TARGETS; do
 	# The library as it ships (the shared library's -fPIC objects, the
 	# project's flags), with no C library to link against: the calls into
 	# it stay PLT calls, not followed (glibc's own are not ours to check).
-	if ! make -s -j2 -C "$top" CC="$cc" AR="$t_triple-ar" BUILD="$dir" CFLAGS="$t_cflags -fstack-usage" \
+	# -fstack-usage in OPT: the Makefile's compiler probes take CFLAGS, and
+	# would leave their null.su in the tree.
+	if ! make -s -j2 -C "$top" CC="$cc" AR="$t_triple-ar" BUILD="$dir" CFLAGS="$t_cflags" OPT="$opt -fstack-usage" \
 		LDFLAGS=-nostdlib "$dir/lib/libvdsokit.so.$sover" >"$dir/cc.err" 2>&1; then
 		not_ok "$t_arch: the shared library does not build with $cc $t_cflags"
 		tail -20 "$dir/cc.err" | diag
