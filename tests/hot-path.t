@@ -166,7 +166,9 @@ walk() {
 			for (i = 1; i < nl; i++) { print lines[i] > (out ".insns"); print path[f] > (out ".where") }
 			nc = split(callee[f], c, " ")
 			for (i = 1; i <= nc; i++)
-				if ((c[i] in isfn) && !(c[i] in path) && !(c[i] in stop)) {
+				if ((c[i] in isfn) && (c[i] in stop) && !(c[i] in stopped)) {
+					stopped[c[i]] = 1; printf "%s\n", c[i] > (out ".stopped")
+				} else if ((c[i] in isfn) && !(c[i] in path) && !(c[i] in stop)) {
 					queue[++tail] = c[i]; path[c[i]] = path[f] ">" c[i]
 				}
 		}
@@ -180,11 +182,14 @@ walk() {
 #     routes and publishes them (src/vdso.c).
 #   vdsokit_lib_clock_gettime_first, _getres_first: the clock routes'
 #     function before resolution, which resolves and calls on (src/time.c).
+#   vdsokit_lib_ensure_resolved: the other calls' way there, taken while
+#     their route is still unset (src/vdso.c); its acquire load is what
+#     makes the route it then reads the published one on weak ABIs.
 #   first_state: a thread's first getrandom through the vDSO, which asks
 #     the state's size and claims one off the shared list (src/random.c).
 #   vdsokit_lib_drop_time32: a 32-bit-time entry whose answer overflowed
 #     (past 2038) is dropped from its route, once (src/vdso.c).
-slow_paths="vdsokit_lib_resolve vdsokit_lib_clock_gettime_first vdsokit_lib_clock_getres_first first_state vdsokit_lib_drop_time32"
+slow_paths="vdsokit_lib_resolve vdsokit_lib_clock_gettime_first vdsokit_lib_clock_getres_first vdsokit_lib_ensure_resolved first_state vdsokit_lib_drop_time32"
 
 # min_frame ARCH: the ABI's smallest frame, what a function with any call must open.
 min_frame() {
@@ -281,11 +286,14 @@ for target in x86_64-host $MATRIX_TARGETS; do
 	found="" frames="" big="" missing=""
 	# The public calls' paths, in the shared library.
 	lib=$dir/lib/libvdsokit.so.$sover
+	: >"$lib.stopped"
 	walk "$objdump" "$lib" "$calls vdsokit_lib_clock_gettime_declining" "$slow_paths"
 	for fn in $calls; do
 		grep -qx "$fn" "$lib.reached" || missing="$missing $fn"
 	done
+	# Calls followed, and slow paths reached and stopped at: both show the walk reads calls.
 	followed=$(grep -cvxF "$(printf '%s\n' $calls vdsokit_lib_clock_gettime_declining)" "$lib.reached")
+	followed=$((followed + $(wc -l <"$lib.stopped")))
 	hits=$(grep -nE "$regex" "$lib.insns" | head -4 | while IFS=: read -r at insn; do
 		printf ' %s: %s;' "$(sed -n "${at}p" "$lib.where")" "$(printf '%s' "$insn" | cut -f2- | tr '\t' ' ')"
 	done)
@@ -305,6 +313,15 @@ for target in x86_64-host $MATRIX_TARGETS; do
 		frames="$frames $fn=$frame"
 		[ "$frame" -gt "$limit" ] && big="$big $fn=$frame"
 	done
+	# A frame an asm opens is not in -fstack-usage's count (the powerpc
+	# vDSO call's once was, 320 bytes): every stack-pointer update on the
+	# paths, read from the instructions.
+	asm_frames=$(grep -oE '(stdu|stwu)[[:space:]]+r1,-[0-9]+\(r1\)|(sub|add)[[:space:]]+\$0x[0-9a-f]+,%[er]sp' "$lib.insns" |
+		awk -v limit="$limit" '{ n = $0; sub(/.*-/, "", n); sub(/\(r1\)/, "", n)
+			if (n ~ /^\$0x/) { v = 0; h = substr(n, 4, index(n, ",") - 4)
+				for (i = 1; i <= length(h); i++) v = v * 16 + index("0123456789abcdef", substr(h, i, 1)) - 1; n = v }
+			if (n + 0 > limit) printf " %s", $0 }')
+	[ -n "$asm_frames" ] && big="$big (on the paths:$asm_frames)"
 	if [ -n "$missing" ]; then
 		not_ok "$t_arch: public calls not found in the library:$missing"
 	elif [ "$followed" -eq 0 ]; then
@@ -312,7 +329,7 @@ for target in x86_64-host $MATRIX_TARGETS; do
 	elif [ -n "$found" ]; then
 		not_ok "$t_arch: a barrier or atomic instruction on a public call's path:$found"
 	else
-		ok "$t_arch: no barrier on the public calls' paths ($followed functions they call, but the slow paths), nor in the inlined ones ($cc $t_cflags)"
+		ok "$t_arch: no barrier on the public calls' paths ($followed functions they call, the slow paths stopped at included), nor in the inlined ones ($cc $t_cflags)"
 	fi
 	printf 'reached: %s\n' "$(tr '\n' ' ' <"$lib.reached")" | diag
 	if [ -n "$big" ]; then
