@@ -288,17 +288,10 @@ static int sys_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
 #endif
 }
 
-VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
+/* Through the entry fn where there is one; else without (above). */
+static int gettimeofday_through(int (*fn)(void *, void *), struct vdsokit_timeval *tv, struct timezone *tz)
 {
-	int (*fn)(void *, void *) = ROUTE(gettimeofday);
-	if (unlikely(fn == NULL)) {
-		vdsokit_lib_ensure_resolved();
-		fn = ROUTE(gettimeofday);
-	}
 	if (likely(fn != NULL)) {
-		/* The kernel's timeval is ours: the entry's answer is the answer (a tail call). */
-		if (TIMEVAL_IS_OURS && !ARCH_VDSO_MAY_DECLINE)
-			return call_gettimeofday(fn, tv, tz);
 		int r = call_gettimeofday(fn, tv, tz);
 		if (likely(!vdso_declined(r) && r != -EOVERFLOW))
 			return r;
@@ -306,6 +299,24 @@ VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone
 			vdsokit_lib_drop_time32(SYM_GETTIMEOFDAY);
 	}
 	return gettimeofday_without_entry(tv, tz);
+}
+
+/* No route yet, or none: resolve if no call has, then what was published. */
+static __attribute__((noinline)) int gettimeofday_unrouted(struct vdsokit_timeval *tv, struct timezone *tz)
+{
+	vdsokit_lib_ensure_resolved();
+	return gettimeofday_through(ROUTE(gettimeofday), tv, tz);
+}
+
+VDSO_EXPORT int vdsokit_gettimeofday(struct vdsokit_timeval *tv, struct timezone *tz)
+{
+	int (*fn)(void *, void *) = ROUTE(gettimeofday);
+	if (unlikely(fn == NULL))
+		return gettimeofday_unrouted(tv, tz);
+	/* The kernel's timeval is ours: the entry's answer is the answer (a tail call). */
+	if (TIMEVAL_IS_OURS && !ARCH_VDSO_MAY_DECLINE)
+		return call_gettimeofday(fn, tv, tz);
+	return gettimeofday_through(fn, tv, tz);
 }
 
 /* ---- time ------------------------------------------------------------ */
@@ -335,14 +346,11 @@ static int time_from_coarse(int64_t *t)
 	return r;
 }
 
-/* The vDSO's own time() where there is one; else CLOCK_REALTIME_COARSE's seconds. */
-VDSO_EXPORT int vdsokit_time(int64_t *t)
+#define TIME_ROUTE() (ARCH_NATIVE_TIME64 ? (const void *)ROUTE(time) : (const void *)ROUTE(time32))
+
+/* The vDSO's own time() where there is one (fn); else CLOCK_REALTIME_COARSE's seconds. */
+static int time_through(const void *fn, int64_t *t)
 {
-	const void *fn = ARCH_NATIVE_TIME64 ? (const void *)ROUTE(time) : (const void *)ROUTE(time32);
-	if (unlikely(fn == NULL)) {
-		vdsokit_lib_ensure_resolved();
-		fn = ARCH_NATIVE_TIME64 ? (const void *)ROUTE(time) : (const void *)ROUTE(time32);
-	}
 	if (likely(fn != NULL)) {
 		int r = call_time(fn, t);
 		if (likely(!vdso_declined(r) && r != -EOVERFLOW))
@@ -351,6 +359,25 @@ VDSO_EXPORT int vdsokit_time(int64_t *t)
 			vdsokit_lib_drop_time32(SYM_TIME);
 	}
 	return time_from_coarse(t);
+}
+
+/* No route yet, or none: resolve if no call has, then what was published. */
+static __attribute__((noinline)) int time_unrouted(int64_t *t)
+{
+	vdsokit_lib_ensure_resolved();
+	return time_through(TIME_ROUTE(), t);
+}
+
+VDSO_EXPORT int vdsokit_time(int64_t *t)
+{
+	const void *fn = TIME_ROUTE();
+	if (unlikely(fn == NULL))
+		return time_unrouted(t);
+#if ARCH_VDSO_CALL5 && ARCH_NATIVE_TIME64
+	return arch_vdso_time64(t, fn); /* its answer is the answer: a tail call */
+#else
+	return time_through(fn, t);
+#endif
 }
 
 /* ---- one route only --------------------------------------------------- */

@@ -108,6 +108,22 @@ PPC_VDSO_CALL2(arch_vdso_call2_int, int)
 PPC_VDSO_CALL5(arch_vdso_call5, long)
 PPC_VDSO_CALL5(arch_vdso_call5_int, int)
 
+/*
+ * time(t) where the kernel's time_t is 64 bits (ppc64): the entry stores
+ * *t itself and cannot wrap, so the answer is 0 (or the negated errno of a
+ * set CR0.SO), and vdsokit_time() reaches it by a tail call.
+ */
+PPC_VDSO_CALL_ONLY int arch_vdso_time64(int64_t *t, const void *fn)
+{
+	register long r3 __asm__("r3") = (long)t;
+	register const void *r4 __asm__("r4") = fn;
+	__asm__ volatile("mtctr %[fn]\n\tbctrl\n\tbso- 1f\n\tli %[ret], 0\n\tb 2f\n1:\tneg %[ret], %[ret]\n2:"
+			 : [ret] "+r"(r3), [fn] "+r"(r4)
+			 :
+			 : PPC_VDSO_CALL_CLOBBERS, "r5", "r6", "r7", "r8");
+	return (int)r3;
+}
+
 /* r13 (ppc64) / r2 (ppc32): what __builtin_thread_pointer() returns. */
 #define ARCH_HAS_TP_REGISTER 1
 static inline void *arch_thread_pointer(void)
