@@ -73,7 +73,11 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
 #define PPC_VDSO_CALL_ASM "mtctr %[fn]\n\tbctrl\n\tbns+ 1f\n\tneg %[ret], %[ret]\n1:"
 #define PPC_VDSO_CALL_CLOBBERS                                                  \
 	"r0", "r9", "r10", "r11", "r12", "lr", "ctr", "xer", "cr0", "cr1", "cr5", "cr6", "cr7", "memory"
+#ifdef __clang__
+#define PPC_VDSO_CALL_ONLY static __attribute__((noinline, unused)) /* clang knows no noclone */
+#else
 #define PPC_VDSO_CALL_ONLY static __attribute__((noinline, noclone, unused))
+#endif
 
 /* Two arguments or none (the clocks, gettimeofday, time): r6-r8 are not set, only lost. */
 #define PPC_VDSO_CALL2(name, type)                                              \
