@@ -57,20 +57,24 @@ uint32_t vdsokit_lib_dropped;              /* bits of enum vdsokit_lib_sym, only
 static const void *override_base;
 static size_t override_size;
 /*
- * Which image every resolution reads, decided once by a compare-and-swap:
- * the first resolution chooses the auxv's, vdsokit_use_image() its own
- * (stored before).  So a resolution and use_image never both win, even
- * when one interrupts the other, and all resolutions read the same image.
+ * Which image every resolution reads, decided once, each step a
+ * compare-and-swap: vdsokit_use_image() claims the choice (CLAIMED), stores
+ * its image, then makes it final (OVERRIDE); a resolution makes any choice
+ * not final the auxv's (AUXV), so a use_image it interrupted, or that
+ * interrupted it, fails its last step and says -EBUSY.  The word only moves
+ * forward, so a resolution's loop ends within three tries.
  */
-enum { IMAGE_UNDECIDED, IMAGE_AUXV, IMAGE_OVERRIDE };
+enum { IMAGE_UNDECIDED, IMAGE_CLAIMED, IMAGE_AUXV, IMAGE_OVERRIDE };
 static int image_choice; /* atomic */
 
-static int choose_image(int choice)
+/* The image every resolution reads: IMAGE_AUXV or IMAGE_OVERRIDE. */
+static int resolution_image(void)
 {
-	int undecided = IMAGE_UNDECIDED;
-	if (__atomic_compare_exchange_n(&image_choice, &undecided, choice, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return choice;
-	return undecided; /* the choice made before */
+	int c = __atomic_load_n(&image_choice, __ATOMIC_ACQUIRE);
+	while (c == IMAGE_UNDECIDED || c == IMAGE_CLAIMED)
+		if (__atomic_compare_exchange_n(&image_choice, &c, IMAGE_AUXV, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return IMAGE_AUXV;
+	return c;
 }
 
 static int arch_machine_matches(unsigned machine)
@@ -108,7 +112,7 @@ unsigned long vdsokit_lib_auxv(unsigned long type)
 /* The image: 0, -ENOENT (none), or a positive vdsokit_image_error; img is scratch. */
 static int locate(struct vdsokit_image *img, const void **base, size_t *size)
 {
-	if (choose_image(IMAGE_AUXV) == IMAGE_OVERRIDE) {
+	if (resolution_image() == IMAGE_OVERRIDE) {
 		*base = override_base;
 		*size = override_size;
 		return *base ? 0 : -ENOENT;
@@ -362,11 +366,15 @@ VDSO_EXPORT int vdsokit_init(void)
 
 VDSO_EXPORT int vdsokit_use_image(const void *base, size_t size)
 {
-	if (__atomic_load_n(&image_choice, __ATOMIC_ACQUIRE) != IMAGE_UNDECIDED)
+	int c = IMAGE_UNDECIDED;
+	if (!__atomic_compare_exchange_n(&image_choice, &c, IMAGE_CLAIMED, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
 		return -EBUSY;
 	override_base = base;
 	override_size = size;
-	return choose_image(IMAGE_OVERRIDE) == IMAGE_OVERRIDE ? 0 : -EBUSY;
+	c = IMAGE_CLAIMED;
+	return __atomic_compare_exchange_n(&image_choice, &c, IMAGE_OVERRIDE, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)
+		       ? 0
+		       : -EBUSY;
 }
 
 VDSO_EXPORT const struct vdsokit_image *vdsokit_process_image(void)

@@ -15,12 +15,16 @@
  * instruction: it returns 0 only if the calls then take the syscall (the
  * image it gave), -EBUSY only if they keep the vDSO; 9d7ee79 returned 0
  * and kept the vDSO when the call came between its check and its stores.
- * SKIP on other architectures.
+ * Then use_image(A) stepped with use_image(B) made at its N-th instruction:
+ * one of them returns 0, and its image is the one resolved (d12e4a2 let
+ * both return 0 and resolved a mix of the two).  SKIP on other
+ * architectures.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -59,7 +63,10 @@ static void every_call(void)
 	vdsokit_getcpu(&cpu, NULL);
 }
 
-static volatile sig_atomic_t steps;
+static volatile sig_atomic_t steps, inner_result;
+/* Two copies of the process's vDSO, for use_image against use_image. */
+static void *copy_a, *copy_b;
+static size_t copy_size;
 
 static void on_trap(int sig)
 {
@@ -70,7 +77,10 @@ static void on_trap(int sig)
 			acted = 1;
 			int saved = errno;
 			struct vdsokit_timespec ts;
-			vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts);
+			if (copy_b)
+				inner_result = vdsokit_use_image(copy_b, copy_size);
+			else
+				vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts);
 			errno = saved;
 		}
 		return;
@@ -182,6 +192,54 @@ static int step_use_image(void *arg)
 	return r == -EBUSY && !no_vdso ? AGREED : REFUSED_BUT_USED;
 }
 
+/* A copy of this process's vDSO, [vdso] in /proc/self/maps; NULL if none. */
+static void *vdso_copy(size_t *size)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[256];
+	unsigned long lo = 0, hi = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	if (f)
+		fclose(f);
+	if (!lo || hi <= lo)
+		return NULL;
+	*size = hi - lo;
+	void *copy = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy == MAP_FAILED)
+		return NULL;
+	memcpy(copy, (void *)lo, *size);
+	return copy;
+}
+
+/* use_image(A) with use_image(B) at its step-th instruction: AGREED when exactly one won, and its image is used. */
+static int step_two_images(void *arg)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_trap;
+	copy_a = vdso_copy(&copy_size);
+	copy_b = vdso_copy(&copy_size);
+	if (!copy_a || !copy_b || sigaction(SIGTRAP, &sa, NULL))
+		return NOT_REACHED;
+	target = *(const int *)arg;
+	stepping = 2;
+	__asm__ volatile(TRAP_FLAG_ON ::: "memory", "cc");
+	int outer = vdsokit_use_image(copy_a, copy_size);
+	__asm__ volatile(TRAP_FLAG_OFF ::: "memory", "cc");
+	stepping = 0;
+	if (!acted)
+		return NOT_REACHED;
+	/* Resolve now (nothing is called: the copies' code cannot read the kernel's data). */
+	vdsokit_init();
+	const struct vdsokit_image *img = vdsokit_process_image();
+	const void *used = img ? img->data : NULL;
+	if ((outer == 0) + (inner_result == 0) != 1)
+		return USED_UNSAID;
+	return used == (outer == 0 ? copy_a : copy_b) && img->size == copy_size ? AGREED : REFUSED_BUT_USED;
+}
+
 /* Whether the routes' calls make no syscall here at all (a vDSO with each of them), asked in a child. */
 static int all_on_vdso(void *unused)
 {
@@ -246,6 +304,22 @@ int main(void)
 	}
 	ok(!disagreed && step > 1, "vdsokit_use_image(NULL, 0) with a first call at each of its %d instructions: "
 	   "0 only when its image is the one used, -EBUSY only when it is not", step - 1);
+	disagreed = 0;
+	for (step = 1; step <= 4096; step++) {
+		int status = run_in_child(step_two_images, &step, TIMEOUT_SECONDS);
+		int code = child_exited(status) ? WEXITSTATUS(status) : -1;
+		if (code == NOT_REACHED)
+			break;
+		if (code != AGREED) {
+			diag("use_image(B) at use_image(A)'s instruction %d: %s", step,
+			     code == USED_UNSAID ? "not exactly one returned 0"
+			     : code == REFUSED_BUT_USED ? "the image resolved is not the winner's"
+							: "the child crashed");
+			disagreed = 1;
+		}
+	}
+	ok(!disagreed && step > 1, "vdsokit_use_image(A) with use_image(B) at each of its %d instructions: exactly one "
+	   "returns 0, and its image is the one resolved", step - 1);
 	return done_testing();
 }
 #else
