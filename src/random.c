@@ -14,10 +14,9 @@
  *      through a free list: a thread's first call pops one, its exit pushes
  *      it back (a pthread key destructor).  Each is one compare-and-swap,
  *      whatever the number of threads; blocks are added, doubling, only
- *      when the list is empty, each by the one thread whose compare-and-swap
- *      claims its slot (another that mapped one meanwhile unmaps it and takes
- *      the syscall for that call), so memory is bounded by the most threads
- *      alive at once.
+ *      when the list is empty and every block before is listed, each by the
+ *      one thread whose compare-and-swap claims its slot, so memory is
+ *      bounded by the most threads alive at once.
  *   5. A fork child's thread keeps its own state (its TLS is a copy; the
  *      kernel wipes the states' bytes, MAP_DROPPABLE), and fork() gives the
  *      states of the threads the child does not have back to its list.
@@ -48,15 +47,21 @@ static ssize_t sys_getrandom(void *buf, size_t len, unsigned flags)
 #define RANDOM_VDSO_POSSIBLE 1
 
 /*
- * Set (only ever) when mmap was refused for good: a seccomp filter that
- * refuses it refuses it every time, so no thread will have a state and
- * every call goes straight to the syscall instead of trying again (an mmap
- * and two sigprocmasks a call).  A fork child inherits the filter and the
- * word alike.
+ * This thread's: its state, and what a seccomp filter refused it.  A filter
+ * that refuses a syscall refuses it every time, to the threads it covers
+ * (filters are per thread, inherited by the threads they create): such a
+ * thread's calls go straight to the syscall instead of trying again (an
+ * mmap and two sigprocmasks a call).
  */
-static int mmap_refused; /* atomic */
+enum { REFUSED_MMAP = 1, REFUSED_SIGNALS = 2 };
+static __thread struct {
+	uintptr_t state;       /* 0: none yet                                  */
+	uintptr_t number;      /* its number on the free list                  */
+	unsigned char hooked;  /* the exit hook is set for this thread         */
+	unsigned char refused; /* REFUSED_*                                    */
+} mine __attribute__((tls_model("initial-exec")));
 
-/* NULL when refused (ENOMEM: for now; anything else: for good, mmap_refused). */
+/* NULL when refused (ENOMEM: for now; anything else: for good, REFUSED_MMAP). */
 static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 {
 #if defined(ARCH_HAS_MMAP)
@@ -69,7 +74,7 @@ static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 	if ((unsigned long)r <= -4096UL)
 		return (void *)r;
 	if (r != -ENOMEM && r != -EAGAIN)
-		__atomic_store_n(&mmap_refused, 1, __ATOMIC_RELAXED);
+		mine.refused |= REFUSED_MMAP;
 	return NULL;
 }
 
@@ -168,15 +173,22 @@ static int ask_params(long (*fn)(void *, size_t, unsigned, void *, size_t))
 
 static uintptr_t head = INDEX_NONE;  /* atomic                                */
 /*
- * Block k is claimed by the compare-and-swap that stores its next pointer:
- * whoever wins it stores the states, then lists the numbers.  A thread cut
- * short in between (a vfork child killed there) leaves a slot that is
- * never listed: the next block goes to the next slot, nothing waits.
+ * Block k: the kernel's mapping of its states, and one of ours holding that
+ * pointer, whether its numbers are listed, and each state's next free
+ * number.  It is claimed by the compare-and-swap that stores ours, complete,
+ * in its slot; its numbers but the claimer's first are listed once, by the
+ * thread that wins the listing's compare-and-swap: the claimer, or one that
+ * found the list empty and the block not listed (its claimer not there yet,
+ * or cut short: a vfork child killed).  A block is added only when the list
+ * is empty and every block before it listed, so growth cannot run ahead of
+ * the threads, and nothing waits.
  */
-static struct block {
+struct block {
 	unsigned char *states;       /* the kernel's mapping: its prot and flags */
-	uint32_t *next;              /* per state: the next free number        */
-} blocks[MAX_BLOCKS];                /* each pointer stored once              */
+	uint32_t listed;             /* atomic: 1 once its numbers are listed    */
+	uint32_t next[];             /* per state: the next free number        */
+};
+static struct block *blocks[MAX_BLOCKS]; /* atomic: each stored once        */
 
 static unsigned block_of(uintptr_t n, uintptr_t *first)
 {
@@ -191,7 +203,7 @@ static uint32_t *next_of(uintptr_t n)
 {
 	uintptr_t first;
 	unsigned k = block_of(n, &first);
-	return &__atomic_load_n(&blocks[k].next, __ATOMIC_RELAXED)[n - first];
+	return &__atomic_load_n(&blocks[k], __ATOMIC_RELAXED)->next[n - first];
 }
 
 static void *state_of(uintptr_t n)
@@ -199,7 +211,7 @@ static void *state_of(uintptr_t n)
 	uintptr_t first, per_page = PARAM(per_page);
 	unsigned k = block_of(n, &first);
 	uintptr_t j = n - first;
-	return __atomic_load_n(&blocks[k].states, __ATOMIC_RELAXED) + j / per_page * PARAM(page) +
+	return __atomic_load_n(&blocks[k], __ATOMIC_RELAXED)->states + j / per_page * PARAM(page) +
 	       j % per_page * PARAM(stride);
 }
 
@@ -213,7 +225,16 @@ static void push_chain(uintptr_t first, uintptr_t last)
 	} while (!__atomic_compare_exchange_n(&head, &h, next, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
-/* Maps block k, keeps its first state and frees the rest: the number kept, or INDEX_NONE. */
+/* Lists block k's numbers but its first, unless a thread did. */
+static void list_block(unsigned k, struct block *b)
+{
+	uintptr_t per_page = PARAM(per_page), count = per_page << k, first = per_page * (((uintptr_t)1 << k) - 1);
+	uint32_t unlisted = 0;
+	if (count > 1 && __atomic_compare_exchange_n(&b->listed, &unlisted, 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		push_chain(first + 1, first + count - 1); /* release: the block before its numbers */
+}
+
+/* Maps block k and claims its slot, keeping its first state: the number kept, or INDEX_NONE. */
 static uintptr_t map_block(unsigned k)
 {
 	uintptr_t per_page = PARAM(per_page), page = PARAM(page);
@@ -222,39 +243,44 @@ static uintptr_t map_block(unsigned k)
 	uintptr_t count = per_page << k, first = per_page * (((uintptr_t)1 << k) - 1);
 	if (first + count > INDEX_NONE || first + count < first)
 		return INDEX_NONE;
+	size_t meta_size = sizeof(struct block) + count * sizeof(uint32_t);
 	unsigned char *states = sys_mmap(((uintptr_t)1 << k) * page, PARAM(prot), PARAM(flags));
-	uint32_t *next = states ? sys_mmap(count * sizeof(uint32_t), PROT_READ | PROT_WRITE,
-					   MAP_PRIVATE | MAP_ANONYMOUS)
-				: NULL;
-	uint32_t *unclaimed = NULL;
-	if (!next || !__atomic_compare_exchange_n(&blocks[k].next, &unclaimed, next, 0, __ATOMIC_RELAXED,
-						  __ATOMIC_RELAXED)) {
+	struct block *b = states ? sys_mmap(meta_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS) : NULL;
+	if (b) {
+		b->states = states;
+		for (uintptr_t j = 1; j + 1 < count; j++)
+			b->next[j] = (uint32_t)(first + j + 1);
+	}
+	struct block *unclaimed = NULL;
+	if (!b || !__atomic_compare_exchange_n(&blocks[k], &unclaimed, b, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
 		if (states)
 			sys2(__NR_munmap, states, ((uintptr_t)1 << k) * page);
-		if (next)
-			sys2(__NR_munmap, next, count * sizeof(uint32_t));
+		if (b)
+			sys2(__NR_munmap, b, meta_size);
 		return INDEX_NONE;
 	}
-	for (uintptr_t j = 1; j + 1 < count; j++)
-		next[j] = (uint32_t)(first + j + 1);
-	__atomic_store_n(&blocks[k].states, states, __ATOMIC_RELAXED);
-	if (count > 1)
-		push_chain(first + 1, first + count - 1); /* release: the block before its numbers */
+	list_block(k, b);
 	return first;
 }
 
 /*
- * The list is empty: map the next block, unless a thread listed a block's
- * states since this one found it empty (then INDEX_NONE: this call takes
- * the syscall, and a later one finds them).
+ * The list is empty: list a block whose claimer has not (then INDEX_NONE:
+ * this call takes the syscall, a later one pops), or map the next one.
  */
 static uintptr_t grow(void)
 {
 	if ((__atomic_load_n(&head, __ATOMIC_ACQUIRE) & INDEX_MASK) != INDEX_NONE)
 		return INDEX_NONE;
 	unsigned k = 0;
-	while (k < MAX_BLOCKS && __atomic_load_n(&blocks[k].next, __ATOMIC_RELAXED))
-		k++;
+	for (; k < MAX_BLOCKS; k++) {
+		struct block *b = __atomic_load_n(&blocks[k], __ATOMIC_ACQUIRE);
+		if (!b)
+			break;
+		if (!__atomic_load_n(&b->listed, __ATOMIC_RELAXED)) {
+			list_block(k, b);
+			return INDEX_NONE;
+		}
+	}
 	return map_block(k);
 }
 
@@ -280,11 +306,6 @@ static uintptr_t pop(void)
 #define IN_USE ((uintptr_t)1)
 _Static_assert(STATE_ALIGN > IN_USE, "a state's address has its low bit free");
 
-static __thread struct {
-	uintptr_t state;       /* 0: none yet                                  */
-	uintptr_t number;      /* its number on the free list                  */
-	unsigned char hooked;  /* the exit hook is set for this thread         */
-} mine __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t exit_key;
 static int exit_hook_usable; /* atomic: see random_create_exit_key */
@@ -304,7 +325,12 @@ static void on_thread_exit(void *unused)
 {
 	(void)unused; /* the key's value only makes the hook run */
 	uintptr_t v = mine.state;
-	mine.state = IN_USE; /* a call from a later destructor takes the syscall */
+	/*
+	 * In use until given back: a call from a later destructor takes the
+	 * syscall, and a fork from a handler here leaves the state to this
+	 * thread in the child (which gives it back below), not on its list too.
+	 */
+	mine.state = v | IN_USE;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (v & ~IN_USE) {
 		/* A call left by siglongjmp may have left the vDSO's own in-use mark: wipe it. */
@@ -312,6 +338,8 @@ static void on_thread_exit(void *unused)
 			memset((void *)(v & ~IN_USE), 0, PARAM(size));
 		push_chain(mine.number, mine.number);
 	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	mine.state = IN_USE;
 }
 
 /*
@@ -319,15 +347,16 @@ static void on_thread_exit(void *unused)
  * goes back on the list, in a chain built anew (the kernel wiped their
  * bytes).  A child made otherwise (_Fork, vfork, clone) runs no fork
  * handler: the other threads' states stay reserved there, memory and not
- * answers.  Slots claimed but never listed (states NULL) stay unlisted.
+ * answers.
  */
 static void reclaim_in_child(void)
 {
 	uintptr_t kept = mine.state & ~IN_USE ? mine.number : INDEX_NONE, first_free = INDEX_NONE, last = INDEX_NONE;
 	uintptr_t per_page = PARAM(per_page);
 	for (unsigned k = 0; per_page && k < MAX_BLOCKS; k++) {
-		if (!blocks[k].next || !blocks[k].states)
+		if (!blocks[k])
 			continue;
+		blocks[k]->listed = 1; /* by the chain below: no other thread is here to */
 		uintptr_t first = per_page * (((uintptr_t)1 << k) - 1), count = per_page << k;
 		for (uintptr_t n = first; n < first + count; n++) {
 			if (n == kept)
@@ -355,9 +384,6 @@ __attribute__((constructor)) static void random_create_exit_key(void)
 	pthread_atfork(NULL, NULL, reclaim_in_child);
 }
 
-/* Set (only ever) when rt_sigprocmask was refused: no thread can claim a state. */
-static int signals_refused; /* atomic */
-
 /* All signals blocked (1) or the old mask back (0): the kernel's sigset, raw, async-signal-safe. */
 #define KERNEL_SIGSET_BYTES ((_NSIG - 1) / 8)
 static int mask_signals(int block, unsigned long *old)
@@ -379,8 +405,7 @@ static __attribute__((noinline)) uintptr_t claim(void)
 	unsigned long old[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
 	uintptr_t v = 0;
 	if (mask_signals(1, old) != 0) {
-		/* Refused by a seccomp filter, which refuses it every time. */
-		__atomic_store_n(&signals_refused, 1, __ATOMIC_RELAXED);
+		mine.refused |= REFUSED_SIGNALS; /* by a seccomp filter: every time */
 		return 0;
 	}
 	if (!mine.hooked && LOADER_BOUND(pthread_setspecific)(exit_key, &mine) == 0)
@@ -407,7 +432,7 @@ static __attribute__((noinline)) uintptr_t claim(void)
 static __attribute__((noinline)) uintptr_t first_state(long (*fn)(void *, size_t, unsigned, void *, size_t))
 {
 	if (!__atomic_load_n(&exit_hook_usable, __ATOMIC_ACQUIRE) || ask_params(fn) != 0 ||
-	    __atomic_load_n(&mmap_refused, __ATOMIC_RELAXED) || __atomic_load_n(&signals_refused, __ATOMIC_RELAXED))
+	    mine.refused)
 		return 0;
 	return claim();
 }
@@ -451,19 +476,20 @@ enum vdsokit_reason vdsokit_lib_random_reason(const struct found *f)
 	 * now if no call has, as that call would: blocking signals, mapping.
 	 */
 	unsigned long old[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
-	if (!__atomic_load_n(&signals_refused, __ATOMIC_RELAXED) && mask_signals(1, old) == 0)
-		mask_signals(0, old);
-	else
-		__atomic_store_n(&signals_refused, 1, __ATOMIC_RELAXED);
-	if (__atomic_load_n(&signals_refused, __ATOMIC_RELAXED))
+	if (!(mine.refused & REFUSED_SIGNALS)) {
+		if (mask_signals(1, old) == 0)
+			mask_signals(0, old);
+		else
+			mine.refused |= REFUSED_SIGNALS;
+	}
+	if (mine.refused & REFUSED_SIGNALS)
 		return VDSOKIT_REASON_NO_STATE;
-	if (!__atomic_load_n(&blocks[0].next, __ATOMIC_RELAXED) && !__atomic_load_n(&mmap_refused, __ATOMIC_RELAXED)) {
+	if (!(mine.refused & REFUSED_MMAP)) {
 		void *probe = sys_mmap(PARAM(page), PARAM(prot), PARAM(flags));
 		if (probe)
 			sys2(__NR_munmap, probe, PARAM(page));
 	}
-	return __atomic_load_n(&mmap_refused, __ATOMIC_RELAXED) ? VDSOKIT_REASON_NO_STATE_MEMORY
-							       : VDSOKIT_REASON_OK;
+	return mine.refused & REFUSED_MMAP ? VDSOKIT_REASON_NO_STATE_MEMORY : VDSOKIT_REASON_OK;
 }
 
 void *vdsokit_lib_random_thread_state(size_t *len)
