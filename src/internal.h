@@ -185,7 +185,9 @@ unsigned long vdsokit_lib_auxv(unsigned long type);
  * first call would run the dynamic linker's symbol lookup inside the
  * library's call: its pages, and 2.5 KiB or more of stack where the
  * resolver saves AVX-512 state.  The empty asm keeps the compiler from
- * making the call direct again.
+ * making the call direct again.  (A non-PIE program that takes the
+ * function's own address gives it a canonical PLT entry, which the loader
+ * binds the library to: that one stays lazy.)
  */
 #define LOADER_BOUND(f) __extension__({ __typeof__(&(f)) bound_ = &(f); __asm__("" : "+r"(bound_)); bound_; })
 
