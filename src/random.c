@@ -230,7 +230,7 @@ static void list_block(unsigned k, struct block *b)
 {
 	uintptr_t per_page = PARAM(per_page), count = per_page << k, first = per_page * (((uintptr_t)1 << k) - 1);
 	uint32_t unlisted = 0;
-	if (count > 1 && __atomic_compare_exchange_n(&b->listed, &unlisted, 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+	if (__atomic_compare_exchange_n(&b->listed, &unlisted, 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED) && count > 1)
 		push_chain(first + 1, first + count - 1); /* release: the block before its numbers */
 }
 

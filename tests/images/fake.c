@@ -18,8 +18,9 @@
  *   time            FAKE_TIME_VALUE_WIDE where native time is 64-bit (but
  *                   powerpc), else 0x55555 (fake_abi.h);  getcpu cpu 3, node 4;
  *   getrandom       the opaque-state parameters for the size query (a
- *                   300-byte state: no divisor of a page), else 0xA5 bytes,
- *                   or -EINVAL for a state_len that is not 300, -EFAULT
+ *                   300-byte state: no divisor of a page; 3,000 in the
+ *                   "bigstate" image), else 0xA5 bytes, or -EINVAL for a
+ *                   state_len that is not that, -EFAULT
  *                   for a state that crosses a page (4 KiB; sparc's 8);
  *   get_thread_area (m68k) 0x7ead0000.
  *
@@ -80,7 +81,11 @@ struct fake_timezone {
 };
 
 /* The state size the fake asks for, and the page no state may cross. */
+#ifdef FAKE_BIG_STATE
+#define FAKE_STATE_SIZE 3000 /* one to a page */
+#else
 #define FAKE_STATE_SIZE 300
+#endif
 #ifdef __sparc__
 #define FAKE_PAGE 8192
 #else
