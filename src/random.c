@@ -179,7 +179,9 @@ static uintptr_t head = INDEX_NONE;  /* atomic                                */
  * in its slot; its numbers but the claimer's first are listed once, by the
  * thread that wins the listing's compare-and-swap: the claimer, or one that
  * found the list empty and the block not listed (its claimer not there yet,
- * or cut short: a vfork child killed).  A block is added only when the list
+ * or cut short: a vfork child killed before it won that compare-and-swap;
+ * one killed after it, before its push, leaves the block unlisted for good:
+ * memory, not answers).  A block is added only when the list
  * is empty and every block before it listed, so growth cannot run ahead of
  * the threads, and nothing waits.
  */
@@ -251,8 +253,15 @@ static uintptr_t map_block(unsigned k)
 		for (uintptr_t j = 1; j + 1 < count; j++)
 			b->next[j] = (uint32_t)(first + j + 1);
 	}
+	/*
+	 * The list still empty, now that the mapping is made: a thread that
+	 * found it empty before its mmap (or before it was descheduled) and
+	 * another's block listed since adds none.  What is left between this
+	 * load and the claim is a few instructions.
+	 */
 	struct block *unclaimed = NULL;
-	if (!b || !__atomic_compare_exchange_n(&blocks[k], &unclaimed, b, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
+	if (!b || (__atomic_load_n(&head, __ATOMIC_ACQUIRE) & INDEX_MASK) != INDEX_NONE ||
+	    !__atomic_compare_exchange_n(&blocks[k], &unclaimed, b, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
 		if (states)
 			sys2(__NR_munmap, states, ((uintptr_t)1 << k) * page);
 		if (b)
@@ -342,6 +351,17 @@ static void on_thread_exit(void *unused)
 	mine.state = IN_USE;
 }
 
+/* All signals blocked (1) or the old mask back (0): the kernel's sigset, raw, async-signal-safe. */
+#define KERNEL_SIGSET_BYTES ((_NSIG - 1) / 8)
+static int mask_signals(int block, unsigned long *old)
+{
+	unsigned long all[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
+	memset(all, 0xff, sizeof(all));
+	if (block)
+		return arch_syscall4(__NR_rt_sigprocmask, SIG_SETMASK, (long)all, (long)old, KERNEL_SIGSET_BYTES) ? -1 : 0;
+	return (int)arch_syscall4(__NR_rt_sigprocmask, SIG_SETMASK, (long)old, 0, KERNEL_SIGSET_BYTES);
+}
+
 /*
  * In a fork() child, which has one thread: every state but this thread's
  * goes back on the list, in a chain built anew (the kernel wiped their
@@ -351,6 +371,9 @@ static void on_thread_exit(void *unused)
  */
 static void reclaim_in_child(void)
 {
+	/* No handler may pop from the parent's list while it is rebuilt. */
+	unsigned long old[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
+	int masked = mask_signals(1, old) == 0;
 	uintptr_t kept = mine.state & ~IN_USE ? mine.number : INDEX_NONE, first_free = INDEX_NONE, last = INDEX_NONE;
 	uintptr_t per_page = PARAM(per_page);
 	for (unsigned k = 0; per_page && k < MAX_BLOCKS; k++) {
@@ -371,6 +394,8 @@ static void reclaim_in_child(void)
 	if (last != INDEX_NONE)
 		*next_of(last) = (uint32_t)INDEX_NONE;
 	head = (((head >> INDEX_BITS) + 1) << INDEX_BITS) | first_free;
+	if (masked)
+		mask_signals(0, old);
 }
 
 /*
@@ -384,16 +409,6 @@ __attribute__((constructor)) static void random_create_exit_key(void)
 	pthread_atfork(NULL, NULL, reclaim_in_child);
 }
 
-/* All signals blocked (1) or the old mask back (0): the kernel's sigset, raw, async-signal-safe. */
-#define KERNEL_SIGSET_BYTES ((_NSIG - 1) / 8)
-static int mask_signals(int block, unsigned long *old)
-{
-	unsigned long all[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
-	memset(all, 0xff, sizeof(all));
-	if (block)
-		return arch_syscall4(__NR_rt_sigprocmask, SIG_SETMASK, (long)all, (long)old, KERNEL_SIGSET_BYTES) ? -1 : 0;
-	return (int)arch_syscall4(__NR_rt_sigprocmask, SIG_SETMASK, (long)old, 0, KERNEL_SIGSET_BYTES);
-}
 
 /*
  * This thread's first state, with signals blocked: no handler can run (and
