@@ -374,7 +374,7 @@ static void reclaim_in_child(void)
 	/* No handler may pop from the parent's list while it is rebuilt. */
 	unsigned long old[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
 	int masked = mask_signals(1, old) == 0;
-	uintptr_t kept = mine.state & ~IN_USE ? mine.number : INDEX_NONE, first_free = INDEX_NONE, last = INDEX_NONE;
+	uintptr_t kept = (mine.state & ~IN_USE) ? mine.number : INDEX_NONE, first_free = INDEX_NONE, last = INDEX_NONE;
 	uintptr_t per_page = PARAM(per_page);
 	for (unsigned k = 0; per_page && k < MAX_BLOCKS; k++) {
 		if (!blocks[k])
@@ -490,8 +490,8 @@ enum vdsokit_reason vdsokit_lib_random_reason(const struct found *f)
 	 * What this thread's first call needs and a filter may refuse, tried
 	 * now if no call has, as that call would: blocking signals, mapping.
 	 */
-	unsigned long old[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
 	if (!(mine.refused & REFUSED_SIGNALS)) {
+		unsigned long old[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
 		if (mask_signals(1, old) == 0)
 			mask_signals(0, old);
 		else
