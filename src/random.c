@@ -64,7 +64,15 @@ static __thread struct {
 /* NULL when refused (ENOMEM: for now; anything else: for good, REFUSED_MMAP). */
 static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 {
-#if defined(ARCH_HAS_MMAP)
+#if defined(__SANITIZE_THREAD__)
+	/*
+	 * ThreadSanitizer keeps its history by address: it must see mappings
+	 * come and go (the libc's calls, which it intercepts), or a block one
+	 * thread unmapped and another mapped again at that address is a race.
+	 */
+	void *p = mmap(NULL, len, (int)prot, (int)flags, -1, 0);
+	long r = p == MAP_FAILED ? -(long)errno : (long)p;
+#elif defined(ARCH_HAS_MMAP)
 	long r = arch_mmap(NULL, len, prot, flags, -1, 0);
 #elif defined(__NR_mmap2) && !ARCH_NATIVE_TIME64
 	long r = arch_syscall6(__NR_mmap2, 0, (long)len, prot, flags, -1, 0);
@@ -76,6 +84,15 @@ static void *sys_mmap(size_t len, unsigned prot, unsigned flags)
 	if (r != -ENOMEM && r != -EAGAIN)
 		mine.refused |= REFUSED_MMAP;
 	return NULL;
+}
+
+static void sys_munmap(void *p, size_t len)
+{
+#if defined(__SANITIZE_THREAD__)
+	munmap(p, len);
+#else
+	sys2(__NR_munmap, p, len);
+#endif
 }
 
 static inline long call_getrandom(long (*fn)(void *, size_t, unsigned, void *, size_t), void *buf,
@@ -263,9 +280,9 @@ static uintptr_t map_block(unsigned k)
 	if (!b || (__atomic_load_n(&head, __ATOMIC_ACQUIRE) & INDEX_MASK) != INDEX_NONE ||
 	    !__atomic_compare_exchange_n(&blocks[k], &unclaimed, b, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
 		if (states)
-			sys2(__NR_munmap, states, ((uintptr_t)1 << k) * page);
+			sys_munmap(states, ((uintptr_t)1 << k) * page);
 		if (b)
-			sys2(__NR_munmap, b, meta_size);
+			sys_munmap(b, meta_size);
 		return INDEX_NONE;
 	}
 	list_block(k, b);
@@ -502,7 +519,7 @@ enum vdsokit_reason vdsokit_lib_random_reason(const struct found *f)
 	if (!(mine.refused & REFUSED_MMAP)) {
 		void *probe = sys_mmap(PARAM(page), PARAM(prot), PARAM(flags));
 		if (probe)
-			sys2(__NR_munmap, probe, PARAM(page));
+			sys_munmap(probe, PARAM(page));
 	}
 	return mine.refused & REFUSED_MMAP ? VDSOKIT_REASON_NO_STATE_MEMORY : VDSOKIT_REASON_OK;
 }

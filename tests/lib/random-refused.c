@@ -24,6 +24,12 @@
 #include "testutil.h"
 
 #define TIMEOUT_SECONDS 20
+/* The mmap the library makes: mmap2 on the 32-bit ABIs that have it. */
+#if defined(SYS_mmap2)
+#define MMAP_NR SYS_mmap2
+#else
+#define MMAP_NR SYS_mmap
+#endif
 
 void *vdsokit_lib_random_thread_state(size_t *len);
 
@@ -116,17 +122,17 @@ int main(void)
 		struct scenario s;
 		const char *what;
 	} cases[] = {
-		{ { SYS_mmap, EPERM, 0, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with EPERM, route asked first" },
-		{ { SYS_mmap, EPERM, 1, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with EPERM, a call first" },
-		{ { SYS_mmap, ENOSYS, 0, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with ENOSYS, route asked first" },
-		{ { SYS_mmap, EACCES, 1, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with EACCES, a call first" },
+		{ { MMAP_NR, EPERM, 0, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with EPERM, route asked first" },
+		{ { MMAP_NR, EPERM, 1, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with EPERM, a call first" },
+		{ { MMAP_NR, ENOSYS, 0, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with ENOSYS, route asked first" },
+		{ { MMAP_NR, EACCES, 1, VDSOKIT_REASON_NO_STATE_MEMORY }, "mmap refused with EACCES, a call first" },
 		{ { SYS_rt_sigprocmask, EPERM, 0, VDSOKIT_REASON_NO_STATE }, "rt_sigprocmask refused with EPERM, route asked first" },
 		{ { SYS_rt_sigprocmask, EPERM, 1, VDSOKIT_REASON_NO_STATE }, "rt_sigprocmask refused with EPERM, a call first" },
 		{ { SYS_madvise, EPERM, 1, VDSOKIT_REASON_OK }, "madvise refused with EPERM: states need none" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-		if (cases[i].s.nr == SYS_mmap) {
+		if (cases[i].s.nr == MMAP_NR) {
 			skip("%s: a sanitizer's runtime cannot run without mmap", cases[i].what);
 			continue;
 		}
