@@ -247,6 +247,25 @@ static int step_two_images(void *arg)
 	return used == (outer == 0 ? copy_a : copy_b) && img->size == copy_size ? AGREED : REFUSED_BUT_USED;
 }
 
+/* scenario at each instruction of the use_image it steps, in a child each, until it reaches none: one check. */
+static void use_image_sweep(int (*scenario)(void *), const char *at, const char *unsaid, const char *refused,
+			    const char *check)
+{
+	int step = 1, disagreed = 0;
+	for (; step <= 4096; step++) {
+		int status = run_in_child(scenario, &step, TIMEOUT_SECONDS);
+		int code = child_exited(status) ? WEXITSTATUS(status) : -1;
+		if (code == NOT_REACHED)
+			break;
+		if (code != AGREED) {
+			diag("%s %d: %s", at, step,
+			     code == USED_UNSAID ? unsaid : code == REFUSED_BUT_USED ? refused : "the child crashed");
+			disagreed = 1;
+		}
+	}
+	ok(!disagreed && step > 1, check, step - 1);
+}
+
 /* Whether the routes' calls make no syscall here at all (a vDSO with each of them), asked in a child. */
 static int all_on_vdso(void *unused)
 {
@@ -308,38 +327,14 @@ int main(void)
 		   "first call %s, interrupted at each of its %d changes of the route table: every call of the "
 		   "handler and after it makes no syscall", first_name[first], change - 1);
 	}
-	int step = 1, disagreed = 0;
-	for (; step <= 4096; step++) {
-		int status = run_in_child(step_use_image, &step, TIMEOUT_SECONDS);
-		int code = child_exited(status) ? WEXITSTATUS(status) : -1;
-		if (code == NOT_REACHED)
-			break;
-		if (code != AGREED) {
-			diag("a first call at vdsokit_use_image's instruction %d: %s", step,
-			     code == USED_UNSAID ? "it returned 0, but the calls kept the vDSO"
-			     : code == REFUSED_BUT_USED ? "it returned -EBUSY, but the calls took its image"
-							: "the child crashed");
-			disagreed = 1;
-		}
-	}
-	ok(!disagreed && step > 1, "vdsokit_use_image(NULL, 0) with a first call at each of its %d instructions: "
-	   "0 only when its image is the one used, -EBUSY only when it is not", step - 1);
-	disagreed = 0;
-	for (step = 1; step <= 4096; step++) {
-		int status = run_in_child(step_two_images, &step, TIMEOUT_SECONDS);
-		int code = child_exited(status) ? WEXITSTATUS(status) : -1;
-		if (code == NOT_REACHED)
-			break;
-		if (code != AGREED) {
-			diag("use_image(B) at use_image(A)'s instruction %d: %s", step,
-			     code == USED_UNSAID ? "not exactly one returned 0"
-			     : code == REFUSED_BUT_USED ? "the image resolved is not the winner's"
-							: "the child crashed");
-			disagreed = 1;
-		}
-	}
-	ok(!disagreed && step > 1, "vdsokit_use_image(A) with use_image(B) at each of its %d instructions: exactly one "
-	   "returns 0, and its image is the one resolved", step - 1);
+	use_image_sweep(step_use_image, "a first call at vdsokit_use_image's instruction",
+			"it returned 0, but the calls kept the vDSO", "it returned -EBUSY, but the calls took its image",
+			"vdsokit_use_image(NULL, 0) with a first call at each of its %d instructions: "
+			"0 only when its image is the one used, -EBUSY only when it is not");
+	use_image_sweep(step_two_images, "use_image(B) at use_image(A)'s instruction", "not exactly one returned 0",
+			"the image resolved is not the winner's",
+			"vdsokit_use_image(A) with use_image(B) at each of its %d instructions: exactly one returns 0, "
+			"and its image is the one resolved");
 	return done_testing();
 }
 #else
