@@ -13,6 +13,7 @@
  * seccomp filters cannot be installed.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -104,6 +105,36 @@ static int refused(void *arg)
 	return route_says(s) ? PASSED : ROUTE_WRONG;
 }
 
+/*
+ * A filter is the thread's own (no TSYNC): one thread refused mmap takes the
+ * syscall, and the thread that never was still gets a state, and is told so.
+ */
+static void *sandboxed_thread(void *arg)
+{
+	const struct scenario *s = arg;
+	if (seccomp_refuse(s->nr, s->err))
+		return (void *)(intptr_t)NO_FILTER;
+	if (draw())
+		return (void *)(intptr_t)CALL_FAILED;
+	if (!route_says(s))
+		return (void *)(intptr_t)ROUTE_WRONG;
+	return (void *)(intptr_t)(vdsokit_lib_random_thread_state(NULL) ? GOT_STATE : PASSED);
+}
+
+static int refused_in_one_thread(void *arg)
+{
+	pthread_t t;
+	void *r;
+	if (pthread_create(&t, NULL, sandboxed_thread, arg) || pthread_join(t, &r))
+		return NO_FILTER;
+	if ((intptr_t)r != PASSED)
+		return (int)(intptr_t)r;
+	static const struct scenario free_thread = { 0, 0, 0, VDSOKIT_REASON_OK };
+	if (draw())
+		return CALL_FAILED;
+	return vdsokit_lib_random_thread_state(NULL) && route_says(&free_thread) ? PASSED : ROUTE_WRONG;
+}
+
 /* Whether this process's vDSO has getrandom with usable states, asked in a child. */
 static int vdso_serves_getrandom(void *unused)
 {
@@ -147,5 +178,15 @@ int main(void)
 			cases[i].what, cases[i].s.reason == VDSOKIT_REASON_OK ? "vDSO" : "syscall"))
 			diag("%s", code >= 0 && code <= NO_FILTER ? outcome_text[code] : "the child crashed or hung");
 	}
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+	static const struct scenario one_thread = { MMAP_NR, EPERM, 1, VDSOKIT_REASON_NO_STATE_MEMORY };
+	int status = run_in_child(refused_in_one_thread, (void *)&one_thread, TIMEOUT_SECONDS);
+	int code = child_exited(status) ? WEXITSTATUS(status) : -1;
+	if (code == NO_FILTER)
+		skip("mmap refused in one thread only: %s", outcome_text[NO_FILTER]);
+	else if (!ok(code == PASSED, "mmap refused in one thread only: that thread takes the syscall and is told "
+				     "so, the other gets a state and is told the vDSO"))
+		diag("%s", code >= 0 && code <= NO_FILTER ? outcome_text[code] : "the child crashed or hung");
+#endif
 	return done_testing();
 }
