@@ -244,6 +244,12 @@ static void push_chain(uintptr_t first, uintptr_t last)
 	} while (!__atomic_compare_exchange_n(&head, &h, next, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED));
 }
 
+/* Whether a first call would have to map a block (no free state is listed). */
+static int list_empty(void)
+{
+	return (__atomic_load_n(&head, __ATOMIC_ACQUIRE) & INDEX_MASK) == INDEX_NONE;
+}
+
 /* Lists block k's numbers but its first, unless a thread did. */
 static void list_block(unsigned k, struct block *b)
 {
@@ -277,7 +283,7 @@ static uintptr_t map_block(unsigned k)
 	 * load and the claim is a few instructions.
 	 */
 	struct block *unclaimed = NULL;
-	if (!b || (__atomic_load_n(&head, __ATOMIC_ACQUIRE) & INDEX_MASK) != INDEX_NONE ||
+	if (!b || !list_empty() ||
 	    !__atomic_compare_exchange_n(&blocks[k], &unclaimed, b, 0, __ATOMIC_RELEASE, __ATOMIC_RELAXED)) {
 		if (states)
 			sys_munmap(states, ((uintptr_t)1 << k) * page);
@@ -295,7 +301,7 @@ static uintptr_t map_block(unsigned k)
  */
 static uintptr_t grow(void)
 {
-	if ((__atomic_load_n(&head, __ATOMIC_ACQUIRE) & INDEX_MASK) != INDEX_NONE)
+	if (!list_empty())
 		return INDEX_NONE;
 	unsigned k = 0;
 	for (; k < MAX_BLOCKS; k++) {
@@ -464,7 +470,7 @@ static __attribute__((noinline)) uintptr_t claim(void)
 static __attribute__((noinline)) uintptr_t first_state(long (*fn)(void *, size_t, unsigned, void *, size_t))
 {
 	if (!__atomic_load_n(&exit_hook_usable, __ATOMIC_ACQUIRE) || ask_params(fn) != 0 ||
-	    mine.refused)
+	    (mine.refused & REFUSED_SIGNALS) || ((mine.refused & REFUSED_MMAP) && list_empty()))
 		return 0;
 	return claim();
 }
@@ -498,14 +504,19 @@ enum vdsokit_reason vdsokit_lib_random_reason(const struct found *f)
 		return VDSOKIT_REASON_NO_EXIT_HOOK;
 	if (ask_params(fn) != 0)
 		return VDSOKIT_REASON_NO_STATE;
-	/* This thread's state, left by siglongjmp: its calls take the syscall. */
+	/*
+	 * This thread's state in use: a call left by siglongjmp (its calls take
+	 * the syscall from then on), or one a signal handler asking here
+	 * interrupted (that handler's calls take the syscall).
+	 */
 	if (mine.state & IN_USE)
 		return VDSOKIT_REASON_NO_STATE;
 	if (mine.state)
 		return VDSOKIT_REASON_OK;
 	/*
 	 * What this thread's first call needs and a filter may refuse, tried
-	 * now if no call has, as that call would: blocking signals, mapping.
+	 * now if no call has, as that call would: blocking signals, and mapping
+	 * only when no free state is listed.
 	 */
 	if (!(mine.refused & REFUSED_SIGNALS)) {
 		unsigned long old[KERNEL_SIGSET_BYTES / sizeof(unsigned long)];
@@ -516,6 +527,8 @@ enum vdsokit_reason vdsokit_lib_random_reason(const struct found *f)
 	}
 	if (mine.refused & REFUSED_SIGNALS)
 		return VDSOKIT_REASON_NO_STATE;
+	if (!list_empty())
+		return VDSOKIT_REASON_OK;
 	if (!(mine.refused & REFUSED_MMAP)) {
 		void *probe = sys_mmap(PARAM(page), PARAM(prot), PARAM(flags));
 		if (probe)

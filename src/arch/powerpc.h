@@ -54,7 +54,10 @@ static inline long arch_syscall6(long n, long a, long b, long c, long d, long e,
  * it keeps nothing below the stack pointer, where the vDSO opens its frames
  * (5.11's and later open one "in the caller's stead", as glibc's frameless
  * callers need), and it needs no frame (the link register goes to its ABI
- * slot in the caller's frame).  Its callers see a C call and keep their
+ * slot in the caller's frame).  That slot is also where an ABI callee keeps
+ * its own: it is safe because no kernel's entry writes there (5.11's open
+ * their frame first and save the link register in it, older ones keep it in
+ * r12), which glibc's frameless call relies on too.  Its callers see a C call and keep their
  * own values as C callers do; one whose answer is the vDSO's reaches it by
  * a tail call, as cheap as glibc's inline sequence.  Had the asm been
  * inlined into a caller gcc takes for a leaf, that caller could keep

@@ -135,6 +135,35 @@ static int refused_in_one_thread(void *arg)
 	return vdsokit_lib_random_thread_state(NULL) && route_says(&free_thread) ? PASSED : ROUTE_WRONG;
 }
 
+/*
+ * mmap refused to a thread when free states are listed (the main thread's
+ * first call mapped a block): asked first, route_of says the vDSO, and the
+ * thread gets one of them; a call maps only when none is listed.
+ */
+static void *sandboxed_with_states_listed(void *arg)
+{
+	const struct scenario *s = arg;
+	static const struct scenario listed = { 0, 0, 0, VDSOKIT_REASON_OK };
+	if (seccomp_refuse(s->nr, s->err))
+		return (void *)(intptr_t)NO_FILTER;
+	if (!route_says(&listed))
+		return (void *)(intptr_t)ROUTE_WRONG;
+	if (draw())
+		return (void *)(intptr_t)CALL_FAILED;
+	return (void *)(intptr_t)(vdsokit_lib_random_thread_state(NULL) ? PASSED : ROUTE_WRONG);
+}
+
+static int refused_with_states_listed(void *arg)
+{
+	pthread_t t;
+	void *r;
+	if (draw() || !vdsokit_lib_random_thread_state(NULL))
+		return CALL_FAILED;
+	if (pthread_create(&t, NULL, sandboxed_with_states_listed, arg) || pthread_join(t, &r))
+		return NO_FILTER;
+	return (int)(intptr_t)r;
+}
+
 /* Whether this process's vDSO has getrandom with usable states, asked in a child. */
 static int vdso_serves_getrandom(void *unused)
 {
@@ -186,6 +215,13 @@ int main(void)
 		skip("mmap refused in one thread only: %s", outcome_text[NO_FILTER]);
 	else if (!ok(code == PASSED, "mmap refused in one thread only: that thread takes the syscall and is told "
 				     "so, the other gets a state and is told the vDSO"))
+		diag("%s", code >= 0 && code <= NO_FILTER ? outcome_text[code] : "the child crashed or hung");
+	status = run_in_child(refused_with_states_listed, (void *)&one_thread, TIMEOUT_SECONDS);
+	code = child_exited(status) ? WEXITSTATUS(status) : -1;
+	if (code == NO_FILTER)
+		skip("mmap refused with free states listed: %s", outcome_text[NO_FILTER]);
+	else if (!ok(code == PASSED, "mmap refused to a thread while free states are listed: route_of, asked first, "
+				     "says the vDSO, and the thread gets one"))
 		diag("%s", code >= 0 && code <= NO_FILTER ? outcome_text[code] : "the child crashed or hung");
 #endif
 	return done_testing();
