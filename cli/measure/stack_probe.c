@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -138,12 +139,14 @@ struct thread_job {
 	long (*thunk)(void *);
 	void *arg;
 	struct child_report *rep;
+	int finished; /* atomic */
 };
 
 static void *thread_run(void *p)
 {
 	struct thread_job *j = p;
 	child_run(j->w, NULL, j->thunk, j->arg, j->rep);
+	__atomic_store_n(&j->finished, 1, __ATOMIC_RELEASE);
 	return NULL;
 }
 
@@ -162,7 +165,7 @@ static void child_calls(enum probe_method w, void (*prepare)(void *), long (*thu
 	struct thread_job jobs[STACK_PROBE_MAX_THREADS];
 	unsigned started = 0;
 	for (; started < n; started++) {
-		jobs[started] = (struct thread_job){ w, thunk, args[started], &reps[started] };
+		jobs[started] = (struct thread_job){ w, thunk, args[started], &reps[started], 0 };
 		int e = pthread_create(&threads[started], NULL, thread_run, &jobs[started]);
 		if (e != 0) {
 			/* The others wait for it at their start line: alarm() ends the child. */
@@ -170,8 +173,14 @@ static void child_calls(enum probe_method w, void (*prepare)(void *), long (*thu
 			break;
 		}
 	}
+	/*
+	 * Waited for by their flags, not pthread_join: a join that sleeps makes
+	 * the time32 futex call, which a y2038 kernel's i386 glibc 2.36 gets
+	 * ENOSYS for, and aborts.  The child ends with _exit, threads and all.
+	 */
 	for (unsigned i = 0; i < started; i++)
-		pthread_join(threads[i], NULL);
+		while (!__atomic_load_n(&jobs[i].finished, __ATOMIC_ACQUIRE))
+			sched_yield();
 	for (unsigned i = 0; i < n; i++)
 		reps[i].done = 1;
 }
