@@ -197,10 +197,10 @@ static uintptr_t head = INDEX_NONE;  /* atomic                                */
  * thread that wins the listing's compare-and-swap: the claimer, or one that
  * found the list empty and the block not listed (its claimer not there yet,
  * or cut short: a vfork child killed before it won that compare-and-swap;
- * one killed after it, before its push, leaves the block unlisted for good:
- * memory, not answers).  A block is added only when the list
- * is empty and every block before it listed, so growth cannot run ahead of
- * the threads, and nothing waits.
+ * one killed after it, before its push, leaves the numbers off the list for
+ * good: memory, not answers).  A block is added only when the list is empty
+ * and every block before it listed, so growth cannot run ahead of the
+ * threads, and nothing waits.
  */
 struct block {
 	unsigned char *states;       /* the kernel's mapping: its prot and flags */
