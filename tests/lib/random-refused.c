@@ -121,7 +121,7 @@ static void *sandboxed_thread(void *arg)
 	return (void *)(intptr_t)(vdsokit_lib_random_thread_state(NULL) ? GOT_STATE : PASSED);
 }
 
-static int refused_in_one_thread(void *arg)
+__attribute__((unused)) static int refused_in_one_thread(void *arg)
 {
 	pthread_t t;
 	void *r;
@@ -153,7 +153,7 @@ static void *sandboxed_with_states_listed(void *arg)
 	return (void *)(intptr_t)(vdsokit_lib_random_thread_state(NULL) ? PASSED : ROUTE_WRONG);
 }
 
-static int refused_with_states_listed(void *arg)
+__attribute__((unused)) static int refused_with_states_listed(void *arg)
 {
 	pthread_t t;
 	void *r;
