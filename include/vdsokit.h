@@ -357,8 +357,8 @@ const char *vdsokit_machine_name(unsigned machine, unsigned elf_class);
  * Where the vDSO is called like any C function (every ABI but powerpc's),
  * vdsokit_clock_gettime(), vdsokit_clock_getres() and vdsokit_time(), and
  * vdsokit_getcpu() on x86 (x86_64, x32, i386), are inlined into the
- * caller: plain loads of the route table below, a bit test and the call,
- * what the libc's own call costs.  Everything else is the library's
+ * caller: a plain load of the route table below and the call, what the
+ * libc's own call costs.  Everything else is the library's
  * out-of-line code.  Define VDSOKIT_NO_INLINE to always call the library's
  * functions.
  *
@@ -376,32 +376,26 @@ struct vdsokit__timespec32 {
 };
 
 /*
- * Clock ids whose bit (the id modulo 32) is set in clocks go to fn: an id
- * outside 0..31 that lands on a set bit goes to the vDSO, which answers any
- * id (it makes the syscall itself for one it cannot read), so the call
- * needs no range check.
+ * The routes: what the library moves, each field once, from its initial
+ * value to its final one (or, for a 32-bit-time entry found wrapped after
+ * 2038, to the syscall), and both values send a call the right way.  So
+ * each field is read with a plain load, in any order, and no call pays a
+ * barrier.
+ *
+ * clock_gettime and clock_getres: the function that answers each clock id,
+ * by the id modulo 32, so a call is one load and the call (glibc's is one
+ * load of its entry).  Before a resolution every slot holds the library's
+ * first-call function, which resolves; after, a clock the vDSO reads in
+ * user space holds its 64-bit-time entry (or, where the kernel has only a
+ * 32-bit-time one, the library's function that widens it), any other the
+ * library's syscall.  An id outside 0..31 lands on a slot whose function
+ * answers any id: the syscall, or the vDSO's entry, which makes the syscall
+ * itself for a clock it cannot read.
  */
-struct vdsokit__clock_route {
-	uint32_t clocks;
-	int (*fn)(clockid_t, struct vdsokit_timespec *);
-};
-struct vdsokit__clock32_route {
-	uint32_t clocks;
-	int (*fn)(clockid_t, struct vdsokit__timespec32 *);
-};
-
-/*
- * The routes.  The library moves each field once, from its initial value to
- * its final one (or, for a 32-bit-time entry found wrapped after 2038, to
- * none), and both values send a call the right way: the clock routes start
- * as every clock to the library's own function, which resolves the vDSO,
- * and end as the clocks the vDSO reads in user space to its entry.  So each
- * field is read with a plain load, in any order, and no call pays a barrier.
- */
-struct vdsokit__routes_v2 {
-	struct vdsokit__clock_route gettime, getres;     /* 64-bit-time entries */
-	/* ILP32: a 32-bit-time entry, when the kernel has no *_time64 one. */
-	struct vdsokit__clock32_route gettime32, getres32;
+#define VDSOKIT__CLOCK_SLOTS 32
+struct vdsokit__routes_v3 {
+	int (*gettime[VDSOKIT__CLOCK_SLOTS])(clockid_t, struct vdsokit_timespec *);
+	int (*getres[VDSOKIT__CLOCK_SLOTS])(clockid_t, struct vdsokit_timespec *);
 	int64_t (*time)(int64_t *);  /* a 64-bit time(); NULL: the library's */
 	long (*time32)(long *);      /* a 32-bit time() (i386); NULL: none   */
 	uint32_t time_from_coarse;   /* ILP32: time() is CLOCK_REALTIME_COARSE's seconds */
@@ -420,22 +414,14 @@ struct vdsokit__routes_v2 {
 #define VDSOKIT__RSEQ_NODE 2 /* node_id too, 16 bytes after cpu_id */
 #define VDSOKIT__RSEQ_NODE_AFTER_CPU 16
 #define VDSOKIT__CLOCK_REALTIME_COARSE 5 /* Linux's, which strict ISO C does not declare */
-extern struct vdsokit__routes_v2 vdsokit__routes_v2;
-
-/* Calls the inline code makes into the library. */
-int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts);
-int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res);
-/* A 32-bit-time entry's seconds wrapped (after 2038): the entry is dropped, the syscall answers. */
-int vdsokit__clock_gettime_wrapped(clockid_t clock, struct vdsokit_timespec *ts);
-int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res);
+extern struct vdsokit__routes_v3 vdsokit__routes_v3;
 
 /*
  * For tools that call vDSO entries themselves: MIPS vDSOs before the
  * generic one of Linux 5.4 answer -ENOSYS for "ask the kernel" (a clock they
- * cannot read).  The 64-bit-time routes below never hold such an entry (the
- * library puts it behind its own function, which asks), so the entry a
- * 64-bit-time route holds answers for itself and the inline call is a tail
- * call; a 32-bit-time entry's -ENOSYS goes to the syscall in the header.
+ * cannot read).  The routes never hold such an entry (the library puts it
+ * behind its own function, which asks), so the function a clock's slot
+ * holds answers for itself and the inline call is a tail call.
  */
 #if defined(__mips__)
 #define VDSOKIT__VDSO_MAY_DECLINE 1
@@ -451,83 +437,25 @@ int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res)
 #endif
 
 /*
- * clock_gettime and clock_getres alike: a clock in the route's mask goes to
- * its function, whose answer is the answer; then, on ILP32
- * ABIs, a clock in the 32-bit-time route's mask to that entry, its seconds
- * widened (wrapped ones to wrapped_fn); anything else to other_fn, the
- * library's full function.
+ * clock_gettime and clock_getres alike: the clock's slot, and one call
+ * through it, a tail call (MIPS PIC code can tail-call a pointer it
+ * loaded, not a function by its name).
  */
 static __inline__ __attribute__((always_inline)) int
-vdsokit__clock_inline(const struct vdsokit__clock_route *route, const struct vdsokit__clock32_route *route32,
-		      int (*wrapped_fn)(clockid_t, struct vdsokit_timespec *),
-		      int (*syscall_fn)(clockid_t, struct vdsokit_timespec *),
-		      int (*other_fn)(clockid_t, struct vdsokit_timespec *), clockid_t clock,
+vdsokit__clock_inline(int (*const *route)(clockid_t, struct vdsokit_timespec *), clockid_t clock,
 		      struct vdsokit_timespec *ts)
 {
-	/*
-	 * One call, through the pointer chosen: a tail call (MIPS PIC code
-	 * can tail-call a pointer it loaded, not a function by its name).
-	 * The route's function is loaded whatever the clock, so that a
-	 * compiler may pick the pointer without a branch (MIPS: movz).
-	 */
-	int (*fn)(clockid_t, struct vdsokit_timespec *) = __atomic_load_n(&route->fn, __ATOMIC_RELAXED);
-	uint32_t clocks = __atomic_load_n(&route->clocks, __ATOMIC_RELAXED);
-	if (__builtin_expect(!((clocks >> ((unsigned)clock & 31)) & 1), 0)) {
-		fn = other_fn;
-#ifdef VDSOKIT__INLINE_TIME32
-		if ((__atomic_load_n(&route32->clocks, __ATOMIC_RELAXED) >> ((unsigned)clock & 31)) & 1) {
-			/* Clocks are stored after the entry: a NULL one is a stale read, for the library. */
-			int (*fn32)(clockid_t, struct vdsokit__timespec32 *) =
-				__atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
-			if (__builtin_expect(fn32 != 0, 1)) {
-				struct vdsokit__timespec32 t32;
-				/* NULL as the library passes it: the entry's own answer. */
-				int r = fn32(clock, ts ? &t32 : (struct vdsokit__timespec32 *)0);
-				if (__builtin_expect(r == 0, 1)) {
-					if (ts) {
-						if (__builtin_expect(t32.tv_sec < 0, 0))
-							return wrapped_fn(clock, ts);
-						ts->tv_sec = t32.tv_sec;
-						ts->tv_nsec = t32.tv_nsec;
-					}
-					return 0;
-				}
-				/* -ENOSYS: the entry fell back to a 32-bit-time syscall the kernel lacks. */
-				if (r != -ENOSYS)
-					return r;
-				return syscall_fn(clock, ts);
-			}
-		}
-#endif
-	}
-#ifndef VDSOKIT__INLINE_TIME32
-	(void)route32;
-	(void)wrapped_fn;
-	(void)syscall_fn;
-#endif
-	return fn(clock, ts);
+	return __atomic_load_n(&route[(unsigned)clock % VDSOKIT__CLOCK_SLOTS], __ATOMIC_RELAXED)(clock, ts);
 }
-
-#ifdef VDSOKIT__INLINE_TIME32
-#define VDSOKIT__ROUTE32(name) (&vdsokit__routes_v2.name)
-#else
-#define VDSOKIT__ROUTE32(name) ((const struct vdsokit__clock32_route *)0)
-#endif
-#define vdsokit_clock_gettime(clock, ts)                                                        \
-	vdsokit__clock_inline(&vdsokit__routes_v2.gettime, VDSOKIT__ROUTE32(gettime32),           \
-			      vdsokit__clock_gettime_wrapped, vdsokit__clock_gettime_syscall,        \
-			      vdsokit_clock_gettime, (clock), (ts))
-#define vdsokit_clock_getres(clock, res)                                                        \
-	vdsokit__clock_inline(&vdsokit__routes_v2.getres, VDSOKIT__ROUTE32(getres32),             \
-			      vdsokit__clock_getres_wrapped, vdsokit__clock_getres_syscall,          \
-			      vdsokit_clock_getres, (clock), (res))
+#define vdsokit_clock_gettime(clock, ts) vdsokit__clock_inline(vdsokit__routes_v3.gettime, (clock), (ts))
+#define vdsokit_clock_getres(clock, res) vdsokit__clock_inline(vdsokit__routes_v3.getres, (clock), (res))
 
 #ifndef VDSOKIT__INLINE_TIME32
 #define VDSOKIT_INLINE_TIME 1
 /* 64-bit time here: the vDSO's time() cannot fail nor wrap. */
 static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
 {
-	int64_t (*fn)(int64_t *) = __atomic_load_n(&vdsokit__routes_v2.time, __ATOMIC_RELAXED);
+	int64_t (*fn)(int64_t *) = __atomic_load_n(&vdsokit__routes_v3.time, __ATOMIC_RELAXED);
 	if (__builtin_expect(fn != 0, 1)) {
 		fn(t);
 		return 0;
@@ -544,7 +472,7 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_t *t)
 {
 	long (*time32)(long *);
-	if (__builtin_expect(__atomic_load_n(&vdsokit__routes_v2.time_from_coarse, __ATOMIC_RELAXED) != 0, 1)) {
+	if (__builtin_expect(__atomic_load_n(&vdsokit__routes_v3.time_from_coarse, __ATOMIC_RELAXED) != 0, 1)) {
 		struct vdsokit_timespec ts;
 		int r = vdsokit_clock_gettime(VDSOKIT__CLOCK_REALTIME_COARSE, &ts);
 		if (__builtin_expect(r != 0, 0))
@@ -553,7 +481,7 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
 			*t = ts.tv_sec;
 		return 0;
 	}
-	time32 = __atomic_load_n(&vdsokit__routes_v2.time32, __ATOMIC_RELAXED);
+	time32 = __atomic_load_n(&vdsokit__routes_v3.time32, __ATOMIC_RELAXED);
 	if (__builtin_expect(time32 != 0, 1)) {
 		long v = time32((long *)0);
 		if (__builtin_expect(v >= 0, 1)) {
@@ -591,7 +519,7 @@ static __inline__ __attribute__((always_inline)) int vdsokit__time_inline(int64_
  */
 static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsigned *cpu, unsigned *node)
 {
-	intptr_t rseq = __atomic_load_n(&vdsokit__routes_v2.rseq_cpu, __ATOMIC_RELAXED);
+	intptr_t rseq = __atomic_load_n(&vdsokit__routes_v3.rseq_cpu, __ATOMIC_RELAXED);
 	intptr_t at = rseq & ~(intptr_t)3;
 	int id = 0, again = 0; /* set by the asm loads; cppcheck cannot see that */
 	unsigned nid;
@@ -618,7 +546,7 @@ static __inline__ __attribute__((always_inline)) int vdsokit__getcpu_inline(unsi
 	}
 	{
 		int (*fn)(unsigned *, unsigned *, void *) =
-			__atomic_load_n(&vdsokit__routes_v2.getcpu, __ATOMIC_RELAXED);
+			__atomic_load_n(&vdsokit__routes_v3.getcpu, __ATOMIC_RELAXED);
 		if (__builtin_expect(fn != 0, 1))
 			return fn(cpu, node, 0); /* x86's never declines */
 	}

@@ -60,7 +60,7 @@ const struct found *vdsokit_lib_found(void);
 void vdsokit_lib_ensure_resolved(void);
 
 /* The routes, read with plain loads (include/vdsokit.h says why that is enough). */
-#define ROUTE(field) __atomic_load_n(&vdsokit__routes_v2.field, __ATOMIC_RELAXED)
+#define ROUTE(field) __atomic_load_n(&vdsokit__routes_v3.field, __ATOMIC_RELAXED)
 
 /*
  * The layouts programs have built in: the structs a caller allocates and
@@ -101,16 +101,14 @@ ABI_SIZE(struct vdsokit_route_info, 4, 0, 9, FROM_RESERVED);
 ABI_OFFSET(struct vdsokit_route_info, symbol, 4, 0, 0);
 ABI_OFFSET(struct vdsokit_route_info, syscall_nr, 4, 0, 4);
 ABI_SIZE(struct vdsokit__timespec32, 2, 0, 0, "the kernel's old_timespec32");
-ABI_SIZE(struct vdsokit__clock_route, 0, 0, 2, "a change renames the table: vdsokit__routes_v3");
-ABI_OFFSET(struct vdsokit__clock_route, fn, 0, 0, 1);
-ABI_SIZE(struct vdsokit__clock32_route, 0, 0, 2, "a change renames the table: vdsokit__routes_v3");
-ABI_SIZE(struct vdsokit__routes_v2, 0, 0, 16, "a change renames the table: vdsokit__routes_v3");
-ABI_OFFSET(struct vdsokit__routes_v2, getres, 0, 0, 2);
-ABI_OFFSET(struct vdsokit__routes_v2, gettime32, 0, 0, 4);
-ABI_OFFSET(struct vdsokit__routes_v2, time, 0, 0, 8);
-ABI_OFFSET(struct vdsokit__routes_v2, time_from_coarse, 0, 0, 10);
-ABI_OFFSET(struct vdsokit__routes_v2, rseq_cpu, 0, 0, 11);
-ABI_OFFSET(struct vdsokit__routes_v2, getcpu, 0, 0, 12);
+#define RENAMES_THE_TABLE "a change renames the table: vdsokit__routes_v4"
+ABI_SIZE(struct vdsokit__routes_v3, 0, 0, 72, RENAMES_THE_TABLE);
+ABI_OFFSET(struct vdsokit__routes_v3, getres, 0, 0, 32);
+ABI_OFFSET(struct vdsokit__routes_v3, time, 0, 0, 64);
+ABI_OFFSET(struct vdsokit__routes_v3, time_from_coarse, 0, 0, 66);
+ABI_OFFSET(struct vdsokit__routes_v3, rseq_cpu, 0, 0, 67);
+ABI_OFFSET(struct vdsokit__routes_v3, getcpu, 0, 0, 68);
+_Static_assert(VDSOKIT__CLOCK_SLOTS == 32, "a slot per clock id modulo 32: " RENAMES_THE_TABLE);
 
 /* The header's and the library's rule must be one. */
 _Static_assert(ARCH_VDSO_MAY_DECLINE == VDSOKIT__VDSO_MAY_DECLINE, "one rule for a vDSO's -ENOSYS");
@@ -120,13 +118,33 @@ _Static_assert(ARCH_VDSO_MAY_DECLINE == VDSOKIT__VDSO_MAY_DECLINE, "one rule for
 int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec *ts);
 #endif
 
+/*
+ * What a clock route's slot may hold besides a vDSO entry (src/time.c): the
+ * syscall, a 32-bit-time entry widened (ILP32), and the first call's
+ * function, which resolves.  NULL where the entry is called from assembly
+ * (powerpc): that slot's calls go to the first call's function, which
+ * takes whichever of these the resolution chose.
+ */
+typedef int (*clock_route_fn)(clockid_t, struct vdsokit_timespec *);
+int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res);
+int vdsokit_lib_clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit_lib_clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res);
+int vdsokit_lib_clock_gettime_time32(clockid_t clock, struct vdsokit_timespec *ts);
+int vdsokit_lib_clock_getres_time32(clockid_t clock, struct vdsokit_timespec *res);
+#if ARCH_NATIVE_TIME64
+#define CLOCK_TIME32(name) vdsokit_lib_clock_##name##_syscall /* no 32-bit-time entries: never chosen */
+#else
+#define CLOCK_TIME32(name) vdsokit_lib_clock_##name##_time32
+#endif
+
 /* Whether the vDSO's answer r sends the call to the syscall: -ENOSYS, where the vDSO declines so. */
 static inline int vdso_declined(long r)
 {
 	return ARCH_VDSO_MAY_DECLINE && r == -ENOSYS;
 }
 
-/* Whether a route's mask sends clock to its entry: the id modulo 32, as the header tests it. */
+/* Whether clocks, a mask of ids, has clock: by the id modulo 32, as the header picks a slot. */
 static inline int clock_in(uint32_t clocks, clockid_t clock)
 {
 	return (clocks >> ((unsigned)clock & 31)) & 1;

@@ -82,22 +82,12 @@ static inline int timeval_from_kernel(struct vdsokit_timeval *tv, const struct a
 
 /* ---- vDSO calls ------------------------------------------------------ */
 
-/*
- * A clock route's function: the vDSO's entry, or before a resolution the
- * library's first-call function, a C one; where the entry is called from
- * assembly (powerpc), NULL stands for that function (src/vdso.c), a
- * compare with zero instead of with an address.
- */
-typedef int (*clock_fn)(clockid_t, struct vdsokit_timespec *);
-
-static inline int call_clock64(clock_fn fn, clock_fn first, clockid_t clock, struct vdsokit_timespec *ts)
+/* A 64-bit-time entry; where it is called from assembly (powerpc), through that. */
+static inline int call_clock64(clock_route_fn fn, clockid_t clock, struct vdsokit_timespec *ts)
 {
 #if ARCH_VDSO_CALL5
-	if (unlikely(fn == NULL))
-		return first(clock, ts);
 	return VCALL2_INT(fn, clock, ts);
 #else
-	(void)first;
 	return fn(clock, ts);
 #endif
 }
@@ -121,65 +111,115 @@ static inline int call_clock32(int (*fn)(clockid_t, struct vdsokit__timespec32 *
 	return r;
 }
 
-/*
- * What the header's inline code does, for the library's own calls: the
- * route's entry for a clock in its mask, whose answer is the answer
- * (src/vdso.c puts an entry that may decline behind its own function); on
- * 32-bit ABIs a 32-bit-time entry's route, whose wrap drops it and whose
- * -ENOSYS (its fallback to a 32-bit-time syscall that a y2038 kernel lacks,
- * for a clock it cannot read) goes to the syscall; any other clock to the
- * syscall.
- */
-static inline int clock_routed(const struct vdsokit__clock_route *route,
-			       const struct vdsokit__clock32_route *route32, clock_fn first,
-			       enum vdsokit_lib_sym sym32, clock_fn sys, clockid_t clock, struct vdsokit_timespec *ts)
+int vdsokit_lib_clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	if (likely(clock_in(__atomic_load_n(&route->clocks, __ATOMIC_RELAXED), clock))) {
-		return call_clock64(__atomic_load_n(&route->fn, __ATOMIC_RELAXED), first, clock, ts);
-	}
-	if (!ARCH_NATIVE_TIME64 && clock_in(__atomic_load_n(&route32->clocks, __ATOMIC_RELAXED), clock)) {
-		int (*fn)(clockid_t, struct vdsokit__timespec32 *) = __atomic_load_n(&route32->fn, __ATOMIC_RELAXED);
-		if (likely(fn != NULL)) {
-			/* -ENOSYS: the entry's own fallback, a 32-bit-time syscall the kernel lacks. */
-			int r = call_clock32(fn, clock, ts);
-			if (likely(r != -ENOSYS && r != -EOVERFLOW))
-				return r;
-			if (r == -EOVERFLOW)
-				vdsokit_lib_drop_time32(sym32);
-		}
+	return sys_clock_gettime(clock, ts);
+}
+
+int vdsokit_lib_clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res)
+{
+	return sys_clock_getres(clock, res);
+}
+
+#if !ARCH_NATIVE_TIME64
+/*
+ * A clock the kernel's 32-bit-time entry (sym) reads, for a kernel without
+ * a 64-bit-time one: the entry, widened.  Its -ENOSYS (its fallback to a
+ * 32-bit-time syscall that a y2038 kernel lacks, for a clock it cannot
+ * read) goes to the syscall; its wrapped seconds (after 2038) drop it.
+ */
+static int clock_time32(enum vdsokit_lib_sym sym, clock_route_fn sys, clockid_t clock, struct vdsokit_timespec *ts)
+{
+	int (*fn)(clockid_t, struct vdsokit__timespec32 *) = (int (*)(clockid_t, struct vdsokit__timespec32 *))(
+		uintptr_t)__atomic_load_n(&vdsokit_lib_found()->addr[sym], __ATOMIC_RELAXED);
+	if (likely(fn != NULL)) {
+		int r = call_clock32(fn, clock, ts);
+		if (likely(r != -ENOSYS && r != -EOVERFLOW))
+			return r;
+		if (r == -EOVERFLOW)
+			vdsokit_lib_drop_time32(sym);
 	}
 	return sys(clock, ts);
 }
 
-#define GETTIME_ROUTED(clock, ts)                                                                  \
-	clock_routed(&vdsokit__routes_v2.gettime, &vdsokit__routes_v2.gettime32,                   \
-		     vdsokit_lib_clock_gettime_first, SYM_CLOCK_GETTIME, sys_clock_gettime, (clock), (ts))
-#define GETRES_ROUTED(clock, res)                                                                  \
-	clock_routed(&vdsokit__routes_v2.getres, &vdsokit__routes_v2.getres32,                     \
-		     vdsokit_lib_clock_getres_first, SYM_CLOCK_GETRES, sys_clock_getres, (clock), (res))
+int vdsokit_lib_clock_gettime_time32(clockid_t clock, struct vdsokit_timespec *ts)
+{
+	return clock_time32(SYM_CLOCK_GETTIME, sys_clock_gettime, clock, ts);
+}
+
+int vdsokit_lib_clock_getres_time32(clockid_t clock, struct vdsokit_timespec *res)
+{
+	return clock_time32(SYM_CLOCK_GETRES, sys_clock_getres, clock, res);
+}
+#endif
 
 /*
- * The clock routes' first functions (src/vdso.c): they resolve, then take
- * the route that resolution published, which is never them again.  Never
- * inlined: where the route's entry is called from assembly (powerpc), the
- * public functions reach them by a tail call and keep no register across
- * it, so their fast path saves none.
+ * A clock's slot (include/vdsokit.h): one load and the call, as the
+ * header's inline code makes it.  Where the entry is called from assembly
+ * (powerpc), a slot holds a vDSO entry or NULL, the first call's function.
  */
-int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts)
-	__attribute__((noinline));
-int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res)
-	__attribute__((noinline));
+static inline int clock_routed(clock_route_fn const *slots, clock_route_fn first, clockid_t clock, struct vdsokit_timespec *ts)
+{
+	clock_route_fn fn = __atomic_load_n(&slots[(unsigned)clock % VDSOKIT__CLOCK_SLOTS], __ATOMIC_RELAXED);
+#if ARCH_VDSO_CALL5
+	if (unlikely(fn == NULL))
+		return first(clock, ts);
+	return VCALL2_INT(fn, clock, ts);
+#else
+	(void)first;
+	return fn(clock, ts);
+#endif
+}
+
+#define GETTIME_ROUTED(clock, ts) \
+	clock_routed(vdsokit__routes_v3.gettime, vdsokit_lib_clock_gettime_first, (clock), (ts))
+#define GETRES_ROUTED(clock, res) \
+	clock_routed(vdsokit__routes_v3.getres, vdsokit_lib_clock_getres_first, (clock), (res))
+
+/*
+ * The slots' first function: it resolves (if no call has), then calls what
+ * the resolution put in the slot, which is never this function again.
+ * Where the entry is called from assembly (powerpc), a slot left NULL
+ * stands for the syscall, or for a 32-bit-time entry, widened: which one,
+ * the resolution's choice says.  Never inlined: there the public functions
+ * reach it by a tail call and keep no register across it, so their fast
+ * path saves none.
+ */
+int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts) __attribute__((noinline));
+int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res) __attribute__((noinline));
+
+static inline int clock_first(enum vdsokit_func func, clock_route_fn const *slots, clock_route_fn first, clock_route_fn sys,
+			      clock_route_fn time32, clockid_t clock, struct vdsokit_timespec *ts)
+{
+	vdsokit_lib_ensure_resolved();
+	clock_route_fn fn = __atomic_load_n(&slots[(unsigned)clock % VDSOKIT__CLOCK_SLOTS], __ATOMIC_RELAXED);
+#if ARCH_VDSO_CALL5
+	(void)first;
+	if (fn)
+		return VCALL2_INT(fn, clock, ts);
+	struct choice c = vdsokit_lib_choose(vdsokit_lib_found(), func);
+	if (!ARCH_NATIVE_TIME64 && c.fn && !c.time64 && clock_in(vdsokit_lib_vdso_clocks(func), clock))
+		return time32(clock, ts);
+	return sys(clock, ts);
+#else
+	(void)func;
+	(void)time32;
+	if (likely(fn != first))
+		return fn(clock, ts);
+	return sys(clock, ts); /* not reached: a resolution publishes every slot */
+#endif
+}
 
 int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	vdsokit_lib_found();
-	return GETTIME_ROUTED(clock, ts);
+	return clock_first(VDSOKIT_FN_CLOCK_GETTIME, vdsokit__routes_v3.gettime, vdsokit_lib_clock_gettime_first,
+			   vdsokit_lib_clock_gettime_syscall, CLOCK_TIME32(gettime), clock, ts);
 }
 
 int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res)
 {
-	vdsokit_lib_found();
-	return GETRES_ROUTED(clock, res);
+	return clock_first(VDSOKIT_FN_CLOCK_GETRES, vdsokit__routes_v3.getres, vdsokit_lib_clock_getres_first,
+			   vdsokit_lib_clock_getres_syscall, CLOCK_TIME32(getres), clock, res);
 }
 
 /* ---- public ---------------------------------------------------------- */
@@ -192,29 +232,6 @@ VDSO_EXPORT int vdsokit_clock_gettime(clockid_t clock, struct vdsokit_timespec *
 VDSO_EXPORT int vdsokit_clock_getres(clockid_t clock, struct vdsokit_timespec *res)
 {
 	return GETRES_ROUTED(clock, res);
-}
-
-VDSO_EXPORT int vdsokit__clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts)
-{
-	return sys_clock_gettime(clock, ts);
-}
-
-VDSO_EXPORT int vdsokit__clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *res)
-{
-	return sys_clock_getres(clock, res);
-}
-
-/* The inlined call found a 32-bit-time entry's seconds wrapped (after 2038). */
-VDSO_EXPORT int vdsokit__clock_gettime_wrapped(clockid_t clock, struct vdsokit_timespec *ts)
-{
-	vdsokit_lib_drop_time32(SYM_CLOCK_GETTIME);
-	return sys_clock_gettime(clock, ts);
-}
-
-VDSO_EXPORT int vdsokit__clock_getres_wrapped(clockid_t clock, struct vdsokit_timespec *res)
-{
-	vdsokit_lib_drop_time32(SYM_CLOCK_GETRES);
-	return sys_clock_getres(clock, res);
 }
 
 /* ---- gettimeofday ---------------------------------------------------- */
@@ -404,7 +421,7 @@ VDSO_EXPORT int vdsokit_clock_gettime_via(enum vdsokit_route route, clockid_t cl
 		if (!c.fn)
 			return -ENOSYS;
 		if (c.time64)
-			return call_clock64((clock_fn)(uintptr_t)c.fn, NULL, clock, ts);
+			return call_clock64((clock_route_fn)(uintptr_t)c.fn, clock, ts);
 		return call_clock32((int (*)(clockid_t, struct vdsokit__timespec32 *))(uintptr_t)c.fn, clock, ts);
 	}
 	if (route != VDSOKIT_ROUTE_AUTO)
@@ -421,7 +438,7 @@ VDSO_EXPORT int vdsokit_clock_getres_via(enum vdsokit_route route, clockid_t clo
 		if (!c.fn)
 			return -ENOSYS;
 		if (c.time64)
-			return call_clock64((clock_fn)(uintptr_t)c.fn, NULL, clock, res);
+			return call_clock64((clock_route_fn)(uintptr_t)c.fn, clock, res);
 		return call_clock32((int (*)(clockid_t, struct vdsokit__timespec32 *))(uintptr_t)c.fn, clock, res);
 	}
 	if (route != VDSOKIT_ROUTE_AUTO)

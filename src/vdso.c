@@ -3,7 +3,7 @@
  * The process's vDSO: locate it, validate it, resolve every entry point of
  * this architecture, and publish the routes the calls take.  Every word
  * that changes after load is here: what was found (`found`, the process
- * image) and the route table the calls read (vdsokit__routes_v2).
+ * image) and the route table the calls read (vdsokit__routes_v3).
  *
  * Initialisation holds nothing.  A call that finds nothing resolved
  * resolves on its own and publishes: each word is stored with the value
@@ -29,24 +29,22 @@ const struct arch_symbol vdsokit_lib_arch_symbols[SYM_COUNT] = ARCH_SYMBOLS;
 __asm__(ARCH_TOPLEVEL_ASM);
 #endif
 
-int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts);
-int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res);
-
 /*
- * The routes (include/vdsokit.h).  Before a resolution every clock goes to
- * the library's first-call function, which resolves and then takes the
- * published route; every other call finds NULL and asks the library.
- * Where the library calls the entry from assembly (powerpc, whose header
- * inlines nothing), NULL stands for the first-call function (src/time.c).
+ * The routes (include/vdsokit.h).  Before a resolution every clock slot
+ * holds the library's first-call function, which resolves and then calls
+ * what the resolution put there; every other call finds NULL and asks the
+ * library.  Where the library calls the entry from assembly (powerpc, whose
+ * header inlines nothing), NULL stands for the first-call function
+ * (src/time.c).
  */
 #if ARCH_VDSO_CALL5
 #define FIRST_CALL(fn) NULL
 #else
 #define FIRST_CALL(fn) fn
 #endif
-VDSO_EXPORT struct vdsokit__routes_v2 vdsokit__routes_v2 = {
-	.gettime = { ~0u, FIRST_CALL(vdsokit_lib_clock_gettime_first) },
-	.getres = { ~0u, FIRST_CALL(vdsokit_lib_clock_getres_first) },
+VDSO_EXPORT struct vdsokit__routes_v3 vdsokit__routes_v3 = {
+	.gettime = { [0 ... VDSOKIT__CLOCK_SLOTS - 1] = FIRST_CALL(vdsokit_lib_clock_gettime_first) },
+	.getres = { [0 ... VDSOKIT__CLOCK_SLOTS - 1] = FIRST_CALL(vdsokit_lib_clock_getres_first) },
 };
 
 static struct found found;
@@ -225,41 +223,56 @@ int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec
 }
 #endif
 
-/* A clock function's routes: its entry, stored before the clocks it serves. */
-static void publish_clock(struct vdsokit__clock_route *route64, struct vdsokit__clock32_route *route32,
-			  enum vdsokit_func fn)
+/*
+ * A clock function's slots, each moved once from the first-call function
+ * to its final one: for a clock the vDSO reads in user space, its 64-bit-
+ * time entry (a MIPS one that may decline behind the library's function
+ * that asks), or a 32-bit-time entry behind the function that widens it;
+ * for any other clock, or without an entry, the syscall.  Where the entry
+ * is called from assembly (powerpc) the library's functions are NULL: the
+ * first-call function takes them.  Called again when a 32-bit-time entry
+ * is dropped, to move its clocks to the syscall.
+ */
+static void publish_clock(clock_route_fn *slots, enum vdsokit_func fn, clock_route_fn sys, clock_route_fn time32)
 {
 	struct choice c = vdsokit_lib_choose(&found, fn);
 	uint32_t clocks = vdsokit_lib_vdso_clocks(fn);
-#if ARCH_VDSO_MAY_DECLINE
-	if (c.fn && c.time64 && entry_may_decline(c)) {
-		STORE(route64->fn, vdsokit_lib_clock_gettime_declining);
-		STORE(route64->clocks, clocks);
-		return;
-	}
+	clock_route_fn vdso = sys;
+#if ARCH_VDSO_CALL5
+	sys = NULL;
+	vdso = NULL;
+	(void)time32;
+#else
+	if (c.fn && !c.time64)
+		vdso = time32;
 #endif
-	if (c.fn && c.time64) {
-		STORE(route64->fn, (int (*)(clockid_t, struct vdsokit_timespec *))(uintptr_t)c.fn);
-		STORE(route64->clocks, clocks);
-		return;
-	}
-	/*
-	 * The 32-bit-time route before the 64-bit one lets its clocks go: in
-	 * between, a call (a signal handler's) still finds them on the first
-	 * route, which resolves, not on neither, which is the syscall.
-	 */
-	if (c.fn) {
-		STORE(route32->fn, (int (*)(clockid_t, struct vdsokit__timespec32 *))(uintptr_t)c.fn);
-		STORE(route32->clocks, clocks);
-	}
-	STORE(route64->clocks, 0u);
+	if (c.fn && c.time64)
+		vdso = (clock_route_fn)(uintptr_t)c.fn;
+#if ARCH_VDSO_MAY_DECLINE
+	if (c.fn && c.time64 && entry_may_decline(c))
+		vdso = vdsokit_lib_clock_gettime_declining;
+#endif
+	for (unsigned i = 0; i < VDSOKIT__CLOCK_SLOTS; i++)
+		STORE(slots[i], clock_in(clocks, (clockid_t)i) ? vdso : sys);
+}
+
+static void publish_gettime(void)
+{
+	publish_clock(vdsokit__routes_v3.gettime, VDSOKIT_FN_CLOCK_GETTIME, vdsokit_lib_clock_gettime_syscall,
+		      CLOCK_TIME32(gettime));
+}
+
+static void publish_getres(void)
+{
+	publish_clock(vdsokit__routes_v3.getres, VDSOKIT_FN_CLOCK_GETRES, vdsokit_lib_clock_getres_syscall,
+		      CLOCK_TIME32(getres));
 }
 
 static void publish_routes(void)
 {
-	struct vdsokit__routes_v2 *r = &vdsokit__routes_v2;
-	publish_clock(&r->gettime, &r->gettime32, VDSOKIT_FN_CLOCK_GETTIME);
-	publish_clock(&r->getres, &r->getres32, VDSOKIT_FN_CLOCK_GETRES);
+	struct vdsokit__routes_v3 *r = &vdsokit__routes_v3;
+	publish_gettime();
+	publish_getres();
 	struct choice c = vdsokit_lib_choose(&found, VDSOKIT_FN_TIME);
 	if (c.fn && c.time64)
 		STORE(r->time, (int64_t (*)(int64_t *))(uintptr_t)c.fn);
@@ -334,14 +347,14 @@ void vdsokit_lib_ensure_resolved(void)
 
 void vdsokit_lib_drop_time32(enum vdsokit_lib_sym sym)
 {
-	struct vdsokit__routes_v2 *r = &vdsokit__routes_v2;
+	struct vdsokit__routes_v3 *r = &vdsokit__routes_v3;
 	__atomic_fetch_or(&vdsokit_lib_dropped, 1u << sym, __ATOMIC_RELAXED);
 	switch (sym) {
 	case SYM_CLOCK_GETTIME:
-		STORE(r->gettime32.clocks, 0u);
+		publish_gettime();
 		break;
 	case SYM_CLOCK_GETRES:
-		STORE(r->getres32.clocks, 0u);
+		publish_getres();
 		break;
 	case SYM_TIME:
 		STORE(r->time32, (long (*)(long *))0);

@@ -10,7 +10,7 @@
 #     symbols alone) or one abidiff cannot read.  An intended change
 #     updates the baseline in the same commit (`make abi-baseline`) and,
 #     when incompatible, the soname (and the route table's name, for a
-#     change of vdsokit__routes_v2);
+#     change of vdsokit__routes_v3);
 #   - the guard is shown catching what it is for, in scratch copies of the
 #     tree: two fields of the inlined route table swapped (and the same
 #     built without -g), a member int64_t -> long (which an i686 build
@@ -153,10 +153,10 @@ else
 
 	scratch routes
 	edit "$tmp/routes/include/vdsokit.h" \
-		'struct vdsokit__clock_route gettime, getres;' 'struct vdsokit__clock_route getres, gettime;'
-	refused routes "a route table with two fields swapped" "struct vdsokit__routes_v2.getres keeps its offset"
+		'int (*gettime[' 'int (*swapped_[' 'int (*getres[' 'int (*gettime[' 'int (*swapped_[' 'int (*getres['
+	refused routes "a route table with two fields swapped" "struct vdsokit__routes_v3.getres keeps its offset"
 	unasserted routes
-	changed routes "two fields of the inlined route table (vdsokit__routes_v2) swapped (its assertions taken out)"
+	changed routes "two fields of the inlined route table (vdsokit__routes_v3) swapped (its assertions taken out)"
 
 	# The same library without -g: abidiff passes it, the guard does not.
 	rm -rf "$tmp/nodwarf" && cp -r "$tmp/routes" "$tmp/nodwarf" && rm -rf "$tmp/nodwarf/build"
@@ -325,8 +325,8 @@ cat >"$tmp/new.c" <<'C'
 int main(void) { struct vdsokit_timespec ts; return vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts) != 0; }
 C
 if "$cc" -I"$top/include" -o "$tmp/new" "$tmp/new.c" -L"$build/lib" -l:libvdsokit.so.1 2>"$tmp/cc.err"; then
-	if readelf -W --dyn-syms "$tmp/new" | grep -q "vdsokit__routes_v2@VDSOKIT_0.5"; then
-		ok "a program inlining the calls binds vdsokit__routes_v2@VDSOKIT_0.5"
+	if readelf -W --dyn-syms "$tmp/new" | grep -q "vdsokit__routes_v3@VDSOKIT_0.5"; then
+		ok "a program inlining the calls binds vdsokit__routes_v3@VDSOKIT_0.5"
 	elif readelf -W --dyn-syms "$tmp/new" | grep -q "vdsokit__routes"; then
 		not_ok "a program inlining the calls binds $(readelf -W --dyn-syms "$tmp/new" | grep -o 'vdsokit__routes[^ ]*' | head -1)"
 	else

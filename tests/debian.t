@@ -110,7 +110,7 @@ case "$cflags $libs" in
 	;;
 esac
 
-# The header's inline calls read vdsokit__routes_v2, the library's
+# The header's inline calls read vdsokit__routes_v3, the library's
 # exported data: the program uses both.
 cat >"$tmp/prog.c" <<'C'
 #include <vdsokit.h>

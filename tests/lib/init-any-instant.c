@@ -46,12 +46,12 @@
 #include <stddef.h>
 
 #define TIMEOUT_SECONDS 20
-#define MAX_CHANGES 64
+#define MAX_CHANGES 128
 
 enum { PASSED, NO_CHANGE_LEFT, NO_FILTER };
 
 static volatile sig_atomic_t stepping, acted, changes, target;
-static struct vdsokit__routes_v2 seen;
+static struct vdsokit__routes_v3 seen;
 
 /* Every clock and cpu call, the way a handler would make them. */
 static void every_call(void)
@@ -92,9 +92,9 @@ static void on_trap(int sig)
 		}
 		return;
 	}
-	if (!stepping || acted || memcmp(&seen, &vdsokit__routes_v2, sizeof(seen)) == 0)
+	if (!stepping || acted || memcmp(&seen, &vdsokit__routes_v3, sizeof(seen)) == 0)
 		return;
-	memcpy(&seen, &vdsokit__routes_v2, sizeof(seen));
+	memcpy(&seen, &vdsokit__routes_v3, sizeof(seen));
 	if (++changes < target)
 		return;
 	acted = 1;
@@ -147,7 +147,7 @@ static int step_first_call(void *arg)
 	sa.sa_handler = on_trap;
 	if (sigaction(SIGTRAP, &sa, NULL))
 		return NO_FILTER;
-	memcpy(&seen, &vdsokit__routes_v2, sizeof(seen));
+	memcpy(&seen, &vdsokit__routes_v3, sizeof(seen));
 	target = run->change;
 	if (kill_every_other_syscall())
 		return NO_FILTER;

@@ -184,12 +184,13 @@ static int jump_out_of_resolution(void *unused)
 		return 1;
 	}
 	/* The inlined call reads a route to the vDSO's entry: its 64-bit-time
-	 * one, or on ILP32 the 32-bit-time one where that is all there is. */
-	uint32_t bit = 1u << CLOCK_MONOTONIC_COARSE;
-	const struct vdsokit__routes_v2 *r = &vdsokit__routes_v2;
-	if ((r->gettime.clocks & bit) && (const void *)r->gettime.fn == info.address)
+	 * one, or on ILP32, where a 32-bit-time one is all there is, the
+	 * library's function that widens it. */
+	const void *slot = (const void *)(uintptr_t)vdsokit__routes_v3.gettime[CLOCK_MONOTONIC_COARSE];
+	if (slot == info.address)
 		return 0;
-	if ((r->gettime32.clocks & bit) && (const void *)r->gettime32.fn == info.address)
+	if (info.reason == VDSOKIT_REASON_TIME32 && slot != NULL &&
+	    slot != (const void *)(uintptr_t)vdsokit__routes_v3.gettime[CLOCK_PROCESS_CPUTIME_ID])
 		return 0;
 	printf("# after the jump: the inline routes do not lead to %p\n", info.address);
 	return 1;
