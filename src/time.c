@@ -197,9 +197,11 @@ static inline int clock_first(enum vdsokit_func func, clock_route_fn const *slot
 	(void)first;
 	if (fn)
 		return VCALL2_INT(fn, clock, ts);
-	struct choice c = vdsokit_lib_choose(vdsokit_lib_found(), func);
-	if (!ARCH_NATIVE_TIME64 && c.fn && !c.time64 && clock_in(vdsokit_lib_vdso_clocks(func), clock))
-		return time32(clock, ts);
+	if (!ARCH_NATIVE_TIME64 && clock_in(vdsokit_lib_vdso_clocks(func), clock)) {
+		struct choice c = vdsokit_lib_choose(vdsokit_lib_found(), func);
+		if (c.fn && !c.time64)
+			return time32(clock, ts);
+	}
 	return sys(clock, ts);
 #else
 	(void)func;

@@ -219,7 +219,7 @@ int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec
 		if (likely(r != -ENOSYS))
 			return r;
 	}
-	return vdsokit__clock_gettime_syscall(clock, ts);
+	return vdsokit_lib_clock_gettime_syscall(clock, ts);
 }
 #endif
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 /*
  * "At any instant": the process's first call is single-stepped (x86's trap
- * flag), and at each instant a word of the route table changes, a SIGTRAP
- * handler makes every clock and cpu call, under a seccomp filter that kills
+ * flag), and at each instant a word of the route table that the calls read
+ * changes, a SIGTRAP handler makes every clock and cpu call, on every clock
+ * the vDSO reads in user space, under a seccomp filter that kills
  * every syscall but write, exit and sigreturn.  A call on a vDSO route must
  * make no syscall whichever resolution step it interrupts, and a first call
  * must end with the routes every resolution publishes.  Each (first call,
@@ -46,12 +47,46 @@
 #include <stddef.h>
 
 #define TIMEOUT_SECONDS 20
-#define MAX_CHANGES 128
+#define MAX_CHANGES 64
 
 enum { PASSED, NO_CHANGE_LEFT, NO_FILTER };
 
 static volatile sig_atomic_t stepping, acted, changes, target;
-static struct vdsokit__routes_v3 seen;
+/*
+ * The clocks the handler calls: every one x86's vDSO reads in user space.
+ * A change counts when a word these calls read changes: their clocks'
+ * slots and the other routes (the slots of the clocks left to the syscall,
+ * which no call here may make, are not read).
+ */
+static const clockid_t vdso_clocks[] = { CLOCK_REALTIME,	 CLOCK_MONOTONIC,	 CLOCK_MONOTONIC_RAW,
+					 CLOCK_REALTIME_COARSE, CLOCK_MONOTONIC_COARSE, CLOCK_BOOTTIME,
+					 CLOCK_TAI };
+#define VDSO_CLOCKS (sizeof(vdso_clocks) / sizeof(vdso_clocks[0]))
+struct route_view {
+	void *gettime[VDSO_CLOCKS], *getres[VDSO_CLOCKS];
+	unsigned char rest[sizeof(struct vdsokit__routes_v3) - offsetof(struct vdsokit__routes_v3, time)];
+};
+static struct route_view seen;
+
+static void view_routes(struct route_view *v)
+{
+	for (size_t i = 0; i < VDSO_CLOCKS; i++) {
+		v->gettime[i] = (void *)(uintptr_t)vdsokit__routes_v3.gettime[vdso_clocks[i]];
+		v->getres[i] = (void *)(uintptr_t)vdsokit__routes_v3.getres[vdso_clocks[i]];
+	}
+	memcpy(v->rest, &vdsokit__routes_v3.time, sizeof(v->rest));
+}
+
+/* Whether the routes the calls read changed since the last look. */
+static int routes_changed(void)
+{
+	struct route_view now;
+	view_routes(&now);
+	if (memcmp(&now, &seen, sizeof(now)) == 0)
+		return 0;
+	seen = now;
+	return 1;
+}
 
 /* Every clock and cpu call, the way a handler would make them. */
 static void every_call(void)
@@ -60,10 +95,10 @@ static void every_call(void)
 	struct vdsokit_timeval tv;
 	int64_t t;
 	unsigned cpu, node;
-	vdsokit_clock_gettime(CLOCK_MONOTONIC, &ts);
-	vdsokit_clock_gettime(CLOCK_REALTIME_COARSE, &ts);
-	vdsokit_clock_getres(CLOCK_MONOTONIC, &ts);
-	vdsokit_clock_getres(CLOCK_REALTIME, &ts);
+	for (size_t i = 0; i < VDSO_CLOCKS; i++) {
+		vdsokit_clock_gettime(vdso_clocks[i], &ts);
+		vdsokit_clock_getres(vdso_clocks[i], &ts);
+	}
 	vdsokit_time(&t);
 	vdsokit_gettimeofday(&tv, NULL);
 	vdsokit_getcpu(&cpu, &node);
@@ -92,9 +127,8 @@ static void on_trap(int sig)
 		}
 		return;
 	}
-	if (!stepping || acted || memcmp(&seen, &vdsokit__routes_v3, sizeof(seen)) == 0)
+	if (!stepping || acted || !routes_changed())
 		return;
-	memcpy(&seen, &vdsokit__routes_v3, sizeof(seen));
 	if (++changes < target)
 		return;
 	acted = 1;
@@ -147,7 +181,7 @@ static int step_first_call(void *arg)
 	sa.sa_handler = on_trap;
 	if (sigaction(SIGTRAP, &sa, NULL))
 		return NO_FILTER;
-	memcpy(&seen, &vdsokit__routes_v3, sizeof(seen));
+	view_routes(&seen);
 	target = run->change;
 	if (kill_every_other_syscall())
 		return NO_FILTER;
