@@ -48,6 +48,18 @@ struct found {
 	const char *version[SYM_COUNT];  /* the version node matched       */
 };
 
+/* What the resolutions found (src/vdso.c); read it through vdsokit_lib_found(). */
+extern struct found vdsokit_lib_resolved;
+/*
+ * An entry, for a function a route leads to: the entries were stored
+ * before the route, and a NULL one (a resolution not seen yet on a weakly
+ * ordered CPU) is to be taken as absent, the syscall: no barrier, no call.
+ */
+static inline const void *vdsokit_lib_entry(enum vdsokit_lib_sym sym)
+{
+	return __atomic_load_n(&vdsokit_lib_resolved.addr[sym], __ATOMIC_RELAXED);
+}
+
 /* Resolves (again): every resolution stores the same values. */
 void vdsokit_lib_resolve(void);
 /* The resolution, resolving now if nobody has: never returns NOT_YET. */

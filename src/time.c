@@ -127,11 +127,14 @@ int vdsokit_lib_clock_getres_syscall(clockid_t clock, struct vdsokit_timespec *r
  * a 64-bit-time one: the entry, widened.  Its -ENOSYS (its fallback to a
  * 32-bit-time syscall that a y2038 kernel lacks, for a clock it cannot
  * read) goes to the syscall; its wrapped seconds (after 2038) drop it.
+ * Inlined into each route's function: on sparc32 a second function is a
+ * second register window and GOT set-up per call.
  */
-static int clock_time32(enum vdsokit_lib_sym sym, clock_route_fn sys, clockid_t clock, struct vdsokit_timespec *ts)
+static inline __attribute__((always_inline)) int clock_time32(enum vdsokit_lib_sym sym, clock_route_fn sys,
+							     clockid_t clock, struct vdsokit_timespec *ts)
 {
-	int (*fn)(clockid_t, struct vdsokit__timespec32 *) = (int (*)(clockid_t, struct vdsokit__timespec32 *))(
-		uintptr_t)__atomic_load_n(&vdsokit_lib_found()->addr[sym], __ATOMIC_RELAXED);
+	int (*fn)(clockid_t, struct vdsokit__timespec32 *) =
+		(int (*)(clockid_t, struct vdsokit__timespec32 *))(uintptr_t)vdsokit_lib_entry(sym);
 	if (likely(fn != NULL)) {
 		int r = call_clock32(fn, clock, ts);
 		if (likely(r != -ENOSYS && r != -EOVERFLOW))

@@ -47,8 +47,8 @@ VDSO_EXPORT struct vdsokit__routes_v3 vdsokit__routes_v3 = {
 	.getres = { [0 ... VDSOKIT__CLOCK_SLOTS - 1] = FIRST_CALL(vdsokit_lib_clock_getres_first) },
 };
 
-static struct found found;
-static struct vdsokit_image process_image; /* when found.status is FOUND_IMAGE */
+struct found vdsokit_lib_resolved;
+static struct vdsokit_image process_image; /* when vdsokit_lib_resolved.status is FOUND_IMAGE */
 uint32_t vdsokit_lib_dropped;              /* bits of enum vdsokit_lib_sym, only ever set */
 
 /* vdsokit_use_image(): an image chosen by the program instead of the auxv's. */
@@ -155,8 +155,8 @@ static void look_up_entries(const struct vdsokit_image *img)
 		}
 		if (vdsokit_lib_image_lookup_in(img, want->name, want->gnu_hash, in, &sym) == 0 &&
 		    vdsokit_lib_image_symbol_is_callable(img, &sym)) {
-			__atomic_store_n(&found.addr[i], sym.address, __ATOMIC_RELAXED);
-			__atomic_store_n(&found.version[i], sym.version, __ATOMIC_RELAXED);
+			__atomic_store_n(&vdsokit_lib_resolved.addr[i], sym.address, __ATOMIC_RELAXED);
+			__atomic_store_n(&vdsokit_lib_resolved.version[i], sym.version, __ATOMIC_RELAXED);
 		}
 	}
 }
@@ -198,22 +198,18 @@ static void find_sysinfo(const void *base, size_t size)
  * Its calls go through the library, which asks; no other 64-bit-time
  * route's entry declines, so the inlined call is a tail call of the entry.
  * (A 32-bit-time entry's -ENOSYS, o32 and n32, goes to the syscall in the
- * header, as after 2038.)
+ * function that widens it, src/time.c.)
  */
 static int entry_may_decline(struct choice c)
 {
-	return c.sym == SYM_CLOCK_GETTIME && !__atomic_load_n(&found.addr[SYM_CLOCK_GETRES], __ATOMIC_RELAXED);
+	return c.sym == SYM_CLOCK_GETTIME && !__atomic_load_n(&vdsokit_lib_resolved.addr[SYM_CLOCK_GETRES], __ATOMIC_RELAXED);
 }
 
-/*
- * What such a route holds: the entry, then the syscall after its -ENOSYS.
- * A plain load: the entry is stored before the route, and a NULL one (a
- * resolution not seen yet here) is the syscall's call too.
- */
+/* What such a route holds: the entry, then the syscall after its -ENOSYS. */
 int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	int (*entry)(clockid_t, struct vdsokit_timespec *) = (int (*)(clockid_t, struct vdsokit_timespec *))(
-		uintptr_t)__atomic_load_n(&found.addr[SYM_CLOCK_GETTIME], __ATOMIC_RELAXED);
+	int (*entry)(clockid_t, struct vdsokit_timespec *) =
+		(int (*)(clockid_t, struct vdsokit_timespec *))(uintptr_t)vdsokit_lib_entry(SYM_CLOCK_GETTIME);
 	if (likely(entry != NULL)) {
 		int r = entry(clock, ts);
 		if (likely(r != -ENOSYS))
@@ -235,7 +231,7 @@ int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec
  */
 static void publish_clock(clock_route_fn *slots, enum vdsokit_func fn, clock_route_fn sys, clock_route_fn time32)
 {
-	struct choice c = vdsokit_lib_choose(&found, fn);
+	struct choice c = vdsokit_lib_choose(&vdsokit_lib_resolved, fn);
 	uint32_t clocks = vdsokit_lib_vdso_clocks(fn);
 	clock_route_fn vdso = sys;
 #if ARCH_VDSO_CALL5
@@ -273,7 +269,7 @@ static void publish_routes(void)
 	struct vdsokit__routes_v3 *r = &vdsokit__routes_v3;
 	publish_gettime();
 	publish_getres();
-	struct choice c = vdsokit_lib_choose(&found, VDSOKIT_FN_TIME);
+	struct choice c = vdsokit_lib_choose(&vdsokit_lib_resolved, VDSOKIT_FN_TIME);
 	if (c.fn && c.time64)
 		STORE(r->time, (int64_t (*)(int64_t *))(uintptr_t)c.fn);
 	else if (c.fn)
@@ -281,13 +277,13 @@ static void publish_routes(void)
 	else if (!ARCH_NATIVE_TIME64)
 		STORE(r->time_from_coarse, 1u);
 	STORE(r->rseq_cpu, vdsokit_lib_rseq_cpu());
-	c = vdsokit_lib_choose(&found, VDSOKIT_FN_GETCPU);
+	c = vdsokit_lib_choose(&vdsokit_lib_resolved, VDSOKIT_FN_GETCPU);
 	STORE(r->getcpu, (int (*)(unsigned *, unsigned *, void *))(uintptr_t)c.fn);
-	c = vdsokit_lib_choose(&found, VDSOKIT_FN_GETTIMEOFDAY);
+	c = vdsokit_lib_choose(&vdsokit_lib_resolved, VDSOKIT_FN_GETTIMEOFDAY);
 	STORE(r->gettimeofday, (int (*)(void *, void *))(uintptr_t)c.fn);
-	c = vdsokit_lib_choose(&found, VDSOKIT_FN_GETRANDOM);
+	c = vdsokit_lib_choose(&vdsokit_lib_resolved, VDSOKIT_FN_GETRANDOM);
 	STORE(r->getrandom, (long (*)(void *, size_t, unsigned, void *, size_t))(uintptr_t)c.fn);
-	c = vdsokit_lib_choose(&found, VDSOKIT_FN_THREAD_POINTER);
+	c = vdsokit_lib_choose(&vdsokit_lib_resolved, VDSOKIT_FN_THREAD_POINTER);
 	STORE(r->thread_area, (unsigned long (*)(void))(uintptr_t)c.fn);
 }
 
@@ -313,7 +309,7 @@ __attribute__((noinline)) void vdsokit_lib_resolve(void)
 			err = VDSOKIT_IMAGE_WRONG_ARCH;
 		if (err) {
 			status = FOUND_BAD_IMAGE;
-			STORE(found.image_error, err);
+			STORE(vdsokit_lib_resolved.image_error, err);
 		}
 	}
 	if (status == FOUND_IMAGE) {
@@ -324,14 +320,14 @@ __attribute__((noinline)) void vdsokit_lib_resolve(void)
 #endif
 	}
 	publish_routes();
-	__atomic_store_n(&found.status, status, __ATOMIC_RELEASE);
+	__atomic_store_n(&vdsokit_lib_resolved.status, status, __ATOMIC_RELEASE);
 }
 
 const struct found *vdsokit_lib_found(void)
 {
-	if (unlikely(__atomic_load_n(&found.status, __ATOMIC_ACQUIRE) == FOUND_NOT_YET))
+	if (unlikely(__atomic_load_n(&vdsokit_lib_resolved.status, __ATOMIC_ACQUIRE) == FOUND_NOT_YET))
 		vdsokit_lib_resolve();
-	return &found;
+	return &vdsokit_lib_resolved;
 }
 
 /*
@@ -341,7 +337,7 @@ const struct found *vdsokit_lib_found(void)
  */
 void vdsokit_lib_ensure_resolved(void)
 {
-	if (__atomic_load_n(&found.status, __ATOMIC_ACQUIRE) == FOUND_NOT_YET)
+	if (__atomic_load_n(&vdsokit_lib_resolved.status, __ATOMIC_ACQUIRE) == FOUND_NOT_YET)
 		vdsokit_lib_resolve();
 }
 

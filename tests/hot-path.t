@@ -25,6 +25,11 @@ cd "$top" || exit 1
 sover=$(sed -n 's/^SOVERSION := //p' Makefile)
 opt=$(sed -n 's/^OPT *?= //p' Makefile)
 calls="vdsokit_clock_gettime vdsokit_clock_getres vdsokit_gettimeofday vdsokit_time vdsokit_getcpu vdsokit_getrandom vdsokit_thread_pointer"
+# What a clock slot leads to besides a vDSO entry and the syscall (src/vdso.c,
+# publish_clock): the MIPS entry that may decline, the ILP32 widening of a
+# 32-bit-time entry.  Reached by the inlined calls through a pointer, so
+# the walk starts from them too; absent where the ABI has none.
+routed="vdsokit_lib_clock_gettime_declining vdsokit_lib_clock_gettime_time32 vdsokit_lib_clock_getres_time32"
 
 cat >"$tmp/inline.c" <<'C'
 #include "vdsokit.h"
@@ -287,12 +292,12 @@ for target in x86_64-host $MATRIX_TARGETS; do
 	# The public calls' paths, in the shared library.
 	lib=$dir/lib/libvdsokit.so.$sover
 	: >"$lib.stopped"
-	walk "$objdump" "$lib" "$calls vdsokit_lib_clock_gettime_declining" "$slow_paths"
+	walk "$objdump" "$lib" "$calls $routed" "$slow_paths"
 	for fn in $calls; do
 		grep -qx "$fn" "$lib.reached" || missing="$missing $fn"
 	done
 	# Calls followed, and slow paths reached and stopped at: both show the walk reads calls.
-	followed=$(grep -cvxF "$(printf '%s\n' $calls vdsokit_lib_clock_gettime_declining)" "$lib.reached")
+	followed=$(grep -cvxF "$(printf '%s\n' $calls $routed)" "$lib.reached")
 	followed=$((followed + $(wc -l <"$lib.stopped")))
 	hits=$(grep -nE "$regex" "$lib.insns" | head -4 | while IFS=: read -r at insn; do
 		printf ' %s: %s;' "$(sed -n "${at}p" "$lib.where")" "$(printf '%s' "$insn" | cut -f2- | tr '\t' ' ')"
@@ -306,8 +311,7 @@ for target in x86_64-host $MATRIX_TARGETS; do
 		hits=$(printf '%s\n' "$text" | grep -E "$regex" | head -3 | sed 's/^[[:space:]]*//' | tr '\n' ';')
 		[ -n "$hits" ] && found="$found $fn: $hits"
 	done
-	for fn in $calls inline_clock_gettime inline_clock_getres inline_time inline_getcpu inline_getcpu_node \
-		vdsokit_lib_clock_gettime_declining; do
+	for fn in $calls inline_clock_gettime inline_clock_getres inline_time inline_getcpu inline_getcpu_node $routed; do
 		frame=$(find "$dir" -name '*.su' -exec cat {} + | awk -F'\t' -v f="$fn" '{ n = split($1, p, ":"); if (p[n] == f) print $2 }' | head -1)
 		[ -n "$frame" ] || continue
 		frames="$frames $fn=$frame"
