@@ -148,8 +148,10 @@ static void measure(struct variant *v, int count)
  * archive and against the shared library, run FRESH_RUNS times each
  * (interleaved) from this program's directory.  Each prints its time, the
  * page faults the call took, and (static) the same resolution at once
- * again in that process; the static one also runs once more after reading
- * the vDSO's bytes, which takes its cache misses out of the first call.
+ * again in that process.  The static one runs twice in a row: the first
+ * run follows the shared program, so its code and data come from memory;
+ * the second follows itself, with them still in the CPU's caches, which is
+ * most of the difference a first call sees (docs/performance.md).
  * The figures are the medians.
  */
 #define FRESH_RUNS 31
@@ -198,7 +200,7 @@ static void print_fresh_process_figures(double warm_ns)
 {
 	struct fresh_program progs[] = {
 		{ .file = "first-call-static", .what = "static (-static, libvdsokit.a)" },
-		{ .file = "first-call-static", .arg = "vdso-read", .what = "static, the vDSO's bytes read first" },
+		{ .file = "first-call-static", .what = "static, right after the same program" },
 		{ .file = "first-call-shared", .what = "dynamic (libvdsokit.so)" },
 	};
 	char dir[4096];

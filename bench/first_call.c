@@ -11,12 +11,9 @@
  * by then) and only the library's cost is counted; the clock's cost is
  * subtracted.  <again ns>: the same resolution at once again, in this
  * process (the static build only: -1 otherwise), the work without its
- * cold caches.  With the argument "vdso-read", the vDSO's bytes are read
- * first, so that its cache misses are out of the first call's time.
+ * cold caches.
  */
 #include <stdio.h>
-#include <string.h>
-#include <sys/auxv.h>
 #include <sys/resource.h>
 #include <time.h>
 
@@ -31,19 +28,12 @@ static double elapsed_ns(const struct timespec *a, const struct timespec *b)
 void vdsokit_lib_resolve(void); /* the library's own, reachable in a static link */
 #endif
 
-int main(int argc, char **argv)
+int main(void)
 {
 	struct timespec a, b, c, d;
 	struct rusage before, after;
 	struct vdsokit_timespec ts;
 
-	if (argc > 1 && strcmp(argv[1], "vdso-read") == 0) {
-		volatile const unsigned char *vdso = (const unsigned char *)getauxval(AT_SYSINFO_EHDR);
-		unsigned sum = 0;
-		for (size_t i = 0; vdso && i < 8192; i += 64)
-			sum += vdso[i];
-		(void)sum;
-	}
 	clock_gettime(CLOCK_MONOTONIC, &a);
 	getrusage(RUSAGE_SELF, &before);
 	clock_gettime(CLOCK_MONOTONIC, &a);
