@@ -133,11 +133,16 @@ int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec
 /*
  * What a clock route's slot may hold besides a vDSO entry (src/time.c): the
  * syscall, a 32-bit-time entry widened (ILP32), and the first call's
- * function, which resolves.  NULL where the entry is called from assembly
- * (powerpc): that slot's calls go to the first call's function, which
- * takes whichever of these the resolution chose.
+ * function, which resolves.  Where the entry is called from assembly
+ * (powerpc) a slot holds the entry, or a mark of the library's function the
+ * call takes instead (not an address: no code is at 1 or 2), or NULL, the
+ * first call's function.
  */
 typedef int (*clock_route_fn)(clockid_t, struct vdsokit_timespec *);
+#if ARCH_VDSO_CALL5
+#define SLOT_SYSCALL ((clock_route_fn)(uintptr_t)1)
+#define SLOT_TIME32 ((clock_route_fn)(uintptr_t)2)
+#endif
 int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts);
 int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res);
 int vdsokit_lib_clock_gettime_syscall(clockid_t clock, struct vdsokit_timespec *ts);

@@ -159,71 +159,61 @@ int vdsokit_lib_clock_getres_time32(clockid_t clock, struct vdsokit_timespec *re
 /*
  * A clock's slot (include/vdsokit.h): one load and the call, as the
  * header's inline code makes it.  Where the entry is called from assembly
- * (powerpc), a slot holds a vDSO entry or NULL, the first call's function.
+ * (powerpc), a slot holds a vDSO entry, a mark of the library's function
+ * (src/internal.h), or NULL, the first call's function: one compare tells
+ * an entry from the rest.
  */
-static inline int clock_routed(clock_route_fn const *slots, clock_route_fn first, clockid_t clock, struct vdsokit_timespec *ts)
+static inline int clock_routed(clock_route_fn const *slots, clock_route_fn first, clock_route_fn sys,
+			       clock_route_fn time32, clockid_t clock, struct vdsokit_timespec *ts)
 {
 	clock_route_fn fn = __atomic_load_n(&slots[(unsigned)clock % VDSOKIT__CLOCK_SLOTS], __ATOMIC_RELAXED);
 #if ARCH_VDSO_CALL5
-	if (unlikely(fn == NULL))
-		return first(clock, ts);
+	if (unlikely((uintptr_t)fn <= (uintptr_t)SLOT_TIME32))
+		return fn == SLOT_SYSCALL ? sys(clock, ts) : fn == SLOT_TIME32 ? time32(clock, ts) : first(clock, ts);
 	return VCALL2_INT(fn, clock, ts);
 #else
 	(void)first;
+	(void)sys;
+	(void)time32;
 	return fn(clock, ts);
 #endif
 }
 
-#define GETTIME_ROUTED(clock, ts) \
-	clock_routed(vdsokit__routes_v3.gettime, vdsokit_lib_clock_gettime_first, (clock), (ts))
-#define GETRES_ROUTED(clock, res) \
-	clock_routed(vdsokit__routes_v3.getres, vdsokit_lib_clock_getres_first, (clock), (res))
+#define GETTIME_ROUTED(clock, ts)                                                                    \
+	clock_routed(vdsokit__routes_v3.gettime, vdsokit_lib_clock_gettime_first,                      \
+		     vdsokit_lib_clock_gettime_syscall, CLOCK_TIME32(gettime), (clock), (ts))
+#define GETRES_ROUTED(clock, res)                                                                    \
+	clock_routed(vdsokit__routes_v3.getres, vdsokit_lib_clock_getres_first,                        \
+		     vdsokit_lib_clock_getres_syscall, CLOCK_TIME32(getres), (clock), (res))
 
 /*
  * The slots' first function: it resolves (if no call has), then calls what
  * the resolution put in the slot, which is never this function again.
- * Where the entry is called from assembly (powerpc), a slot left NULL
- * stands for the syscall, or for a 32-bit-time entry, widened: which one,
- * the resolution's choice says.  Never inlined: there the public functions
- * reach it by a tail call and keep no register across it, so their fast
- * path saves none.
+ * Never inlined: the public functions reach it by a tail call and keep no
+ * register across it, so their fast path saves none.
  */
 int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts) __attribute__((noinline));
 int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res) __attribute__((noinline));
 
-static inline int clock_first(enum vdsokit_func func, clock_route_fn const *slots, clock_route_fn first, clock_route_fn sys,
+static inline int clock_first(clock_route_fn const *slots, clock_route_fn first, clock_route_fn sys,
 			      clock_route_fn time32, clockid_t clock, struct vdsokit_timespec *ts)
 {
 	vdsokit_lib_ensure_resolved();
 	clock_route_fn fn = __atomic_load_n(&slots[(unsigned)clock % VDSOKIT__CLOCK_SLOTS], __ATOMIC_RELAXED);
-#if ARCH_VDSO_CALL5
-	(void)first;
-	if (fn)
-		return VCALL2_INT(fn, clock, ts);
-	if (!ARCH_NATIVE_TIME64 && clock_in(vdsokit_lib_vdso_clocks(func), clock)) {
-		struct choice c = vdsokit_lib_choose(vdsokit_lib_found(), func);
-		if (c.fn && !c.time64)
-			return time32(clock, ts);
-	}
-	return sys(clock, ts);
-#else
-	(void)func;
-	(void)time32;
-	if (likely(fn != first))
-		return fn(clock, ts);
-	return sys(clock, ts); /* not reached: a resolution publishes every slot */
-#endif
+	if (unlikely(fn == first || fn == NULL))
+		return sys(clock, ts); /* not reached: a resolution publishes every slot */
+	return clock_routed(slots, first, sys, time32, clock, ts);
 }
 
 int vdsokit_lib_clock_gettime_first(clockid_t clock, struct vdsokit_timespec *ts)
 {
-	return clock_first(VDSOKIT_FN_CLOCK_GETTIME, vdsokit__routes_v3.gettime, vdsokit_lib_clock_gettime_first,
+	return clock_first(vdsokit__routes_v3.gettime, vdsokit_lib_clock_gettime_first,
 			   vdsokit_lib_clock_gettime_syscall, CLOCK_TIME32(gettime), clock, ts);
 }
 
 int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res)
 {
-	return clock_first(VDSOKIT_FN_CLOCK_GETRES, vdsokit__routes_v3.getres, vdsokit_lib_clock_getres_first,
+	return clock_first(vdsokit__routes_v3.getres, vdsokit_lib_clock_getres_first,
 			   vdsokit_lib_clock_getres_syscall, CLOCK_TIME32(getres), clock, res);
 }
 

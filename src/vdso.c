@@ -225,9 +225,9 @@ int vdsokit_lib_clock_gettime_declining(clockid_t clock, struct vdsokit_timespec
  * time entry (a MIPS one that may decline behind the library's function
  * that asks), or a 32-bit-time entry behind the function that widens it;
  * for any other clock, or without an entry, the syscall.  Where the entry
- * is called from assembly (powerpc) the library's functions are NULL: the
- * first-call function takes them.  Called again when a 32-bit-time entry
- * is dropped, to move its clocks to the syscall.
+ * is called from assembly (powerpc) the library's functions are marks
+ * (SLOT_SYSCALL, SLOT_TIME32).  Called again when a 32-bit-time entry is
+ * dropped, to move its clocks to the syscall.
  */
 static void publish_clock(clock_route_fn *slots, enum vdsokit_func fn, clock_route_fn sys, clock_route_fn time32)
 {
@@ -235,13 +235,12 @@ static void publish_clock(clock_route_fn *slots, enum vdsokit_func fn, clock_rou
 	uint32_t clocks = vdsokit_lib_vdso_clocks(fn);
 	clock_route_fn vdso = sys;
 #if ARCH_VDSO_CALL5
-	sys = NULL;
-	vdso = NULL;
-	(void)time32;
-#else
+	sys = SLOT_SYSCALL;
+	vdso = sys;
+	time32 = SLOT_TIME32;
+#endif
 	if (c.fn && !c.time64)
 		vdso = time32;
-#endif
 	if (c.fn && c.time64)
 		vdso = (clock_route_fn)(uintptr_t)c.fn;
 #if ARCH_VDSO_MAY_DECLINE
@@ -250,6 +249,18 @@ static void publish_clock(clock_route_fn *slots, enum vdsokit_func fn, clock_rou
 #endif
 	for (unsigned i = 0; i < VDSOKIT__CLOCK_SLOTS; i++)
 		STORE(slots[i], clock_in(clocks, (clockid_t)i) ? vdso : sys);
+	/*
+	 * A drop that came between the choice and these stores (another
+	 * thread's call found the entry wrapped) was just overwritten: put its
+	 * syscall back.  Read by a read-modify-write, ordered with the drop's
+	 * own: either this one sees the drop's bit, or the drop's stores come
+	 * after these.
+	 */
+	if (c.fn && !c.time64) {
+		if ((__atomic_fetch_or(&vdsokit_lib_dropped, 0u, __ATOMIC_ACQ_REL) >> c.sym) & 1)
+			for (unsigned i = 0; i < VDSOKIT__CLOCK_SLOTS; i++)
+				STORE(slots[i], sys);
+	}
 }
 
 static void publish_gettime(void)
@@ -344,7 +355,7 @@ void vdsokit_lib_ensure_resolved(void)
 void vdsokit_lib_drop_time32(enum vdsokit_lib_sym sym)
 {
 	struct vdsokit__routes_v3 *r = &vdsokit__routes_v3;
-	__atomic_fetch_or(&vdsokit_lib_dropped, 1u << sym, __ATOMIC_RELAXED);
+	__atomic_fetch_or(&vdsokit_lib_dropped, 1u << sym, __ATOMIC_ACQ_REL);
 	switch (sym) {
 	case SYM_CLOCK_GETTIME:
 		publish_gettime();

@@ -25,11 +25,11 @@ cd "$top" || exit 1
 sover=$(sed -n 's/^SOVERSION := //p' Makefile)
 opt=$(sed -n 's/^OPT *?= //p' Makefile)
 calls="vdsokit_clock_gettime vdsokit_clock_getres vdsokit_gettimeofday vdsokit_time vdsokit_getcpu vdsokit_getrandom vdsokit_thread_pointer"
-# What a clock slot leads to besides a vDSO entry and the syscall (src/vdso.c,
-# publish_clock): the MIPS entry that may decline, the ILP32 widening of a
+# What a clock slot leads to besides a vDSO entry (src/vdso.c, publish_clock):
+# the syscall, the MIPS entry that may decline, the ILP32 widening of a
 # 32-bit-time entry.  Reached by the inlined calls through a pointer, so
 # the walk starts from them too; absent where the ABI has none.
-routed="vdsokit_lib_clock_gettime_declining vdsokit_lib_clock_gettime_time32 vdsokit_lib_clock_getres_time32"
+routed="vdsokit_lib_clock_gettime_syscall vdsokit_lib_clock_getres_syscall vdsokit_lib_clock_gettime_declining vdsokit_lib_clock_gettime_time32 vdsokit_lib_clock_getres_time32"
 
 cat >"$tmp/inline.c" <<'C'
 #include "vdsokit.h"

@@ -290,6 +290,36 @@ static int routes_in_user_space(void *unused)
 	return mask;
 }
 
+/*
+ * Every clock slot moves at the first call, from the first-call function
+ * to its final route, the syscall's included: a slot left on the first-call
+ * function would send each of its calls through the resolution's check (on
+ * powerpc every syscall slot once did).
+ */
+static int slots_all_move(void *unused)
+{
+	(void)unused;
+	enum { N = sizeof(vdsokit__routes_v3.gettime) / sizeof(vdsokit__routes_v3.gettime[0]) };
+	const void *before[2][N];
+	for (int i = 0; i < N; i++) {
+		before[0][i] = (const void *)(uintptr_t)vdsokit__routes_v3.gettime[i];
+		before[1][i] = (const void *)(uintptr_t)vdsokit__routes_v3.getres[i];
+	}
+	struct vdsokit_timespec ts;
+	(void)(vdsokit_clock_gettime)(CLOCK_MONOTONIC, &ts);
+	int stayed = 0;
+	for (int i = 0; i < N; i++) {
+		const void *now[2] = { (const void *)(uintptr_t)vdsokit__routes_v3.gettime[i],
+				       (const void *)(uintptr_t)vdsokit__routes_v3.getres[i] };
+		for (int f = 0; f < 2; f++)
+			if (now[f] == NULL || now[f] == before[f][i]) {
+				printf("# clock_%s slot %d still holds %p\n", f ? "getres" : "gettime", i, now[f]);
+				stayed++;
+			}
+	}
+	return stayed != 0;
+}
+
 int main(void)
 {
 	static const char *const mode_names[] = { "", "a getauxval that sets errno even when it finds",
@@ -310,6 +340,10 @@ int main(void)
 			ok(child_passed(status), "%s, first call, %s: errno as it was (%s)",
 			   call_names[errno_call], mode_names[m], wait_status_text(status).text);
 		}
+
+	int moved = run_in_child(slots_all_move, NULL, TIMEOUT_SECONDS);
+	ok(child_passed(moved), "the first call moves every clock slot off the first-call function, "
+	   "the syscall's too (%s)", wait_status_text(moved).text);
 
 	if (!getauxval(AT_SYSINFO_EHDR)) {
 		skip("siglongjmp out of the resolution: no vDSO in this process");

@@ -2,10 +2,10 @@
 /*
  * On an ILP32 ABI whose vDSO has only 32-bit-time entries (sparc32; i386
  * before 5.1, which the synthetic "time32only" image stands for), the inlined
- * vdsokit_clock_gettime, vdsokit_clock_getres and vdsokit_time call the
- * entry themselves and widen its answer: the library's out-of-line
- * functions, which convert too but cost a call and a state walk more
- * (sparc32: 170 ns against glibc's 156), are never called.
+ * vdsokit_clock_gettime and vdsokit_clock_getres reach the entry through
+ * their clock's slot (the library's widening function, src/time.c) and
+ * vdsokit_time calls the time entry itself: the library's public
+ * out-of-line functions are never called.
  * Linked with -Wl,--wrap for those functions (tests/tests.mk), which count
  * the calls that reach them.
  *
