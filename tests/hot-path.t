@@ -146,13 +146,19 @@ walk() {
 	/^[0-9a-f]+ <[^>]+>:$/ {
 		cur = substr($2, 2, length($2) - 3)
 		if (cur ~ /@plt$/) { cur = ""; next }
-		cur = name_of(cur); order[++nf] = cur; isfn[cur] = 1; next
+		cur = name_of(cur); order[++nf] = cur; isfn[cur] = 1; op1 = op2 = ""; next
 	}
 	/^$/ { cur = ""; next }
 	cur != "" && /^ +[0-9a-f]+:/ {
 		body[cur] = body[cur] $0 "\n"
 		line = $0
 		sub(/[ \t][#!@][ \t].*$/, "", line)
+		# sparc: after a return and its delay slot, gas pads to the
+		# alignment of the next function with "b,a <next>" over nops: not a call.
+		split(line, w, /[ \t]+/); op = w[3]
+		padding = op == "b,a" && (op2 ~ /^(retl|ret|return|jmp)$/)
+		op2 = op1; op1 = op
+		if (padding) next
 		while (match(line, /<[^<>]+>/)) {
 			t = substr(line, RSTART + 1, RLENGTH - 2); line = substr(line, RSTART + RLENGTH)
 			if (t !~ /^[^+-]+(\+0x[0-9a-f]+)?$/) continue
