@@ -62,6 +62,8 @@ static inline const void *vdsokit_lib_entry(enum vdsokit_lib_sym sym)
 
 /* Resolves (again): every resolution stores the same values. */
 void vdsokit_lib_resolve(void);
+/* Resolves the clock entries and publishes their slots only (the clock functions' first call). */
+void vdsokit_lib_resolve_clocks(void);
 /* The resolution, resolving now if nobody has: never returns NOT_YET. */
 const struct found *vdsokit_lib_found(void);
 /*

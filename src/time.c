@@ -187,8 +187,9 @@ static inline int clock_routed(clock_route_fn const *slots, clock_route_fn first
 		     vdsokit_lib_clock_getres_syscall, CLOCK_TIME32(getres), (clock), (res))
 
 /*
- * The slots' first function: it resolves (if no call has), then calls what
- * the resolution put in the slot, which is never this function again.
+ * The slots' first function: it resolves the clocks (if no call has
+ * resolved all), then calls what that put in the slot, which is never this
+ * function again.
  * Never inlined: the public functions reach it by a tail call and keep no
  * register across it, so their fast path saves none.
  */
@@ -198,7 +199,9 @@ int vdsokit_lib_clock_getres_first(clockid_t clock, struct vdsokit_timespec *res
 static inline int clock_first(clock_route_fn const *slots, clock_route_fn first, clock_route_fn sys,
 			      clock_route_fn time32, clockid_t clock, struct vdsokit_timespec *ts)
 {
-	vdsokit_lib_ensure_resolved();
+	/* Acquire: slots stored by a whole resolution seen finished are seen. */
+	if (__atomic_load_n(&vdsokit_lib_resolved.status, __ATOMIC_ACQUIRE) == FOUND_NOT_YET)
+		vdsokit_lib_resolve_clocks();
 	clock_route_fn fn = __atomic_load_n(&slots[(unsigned)clock % VDSOKIT__CLOCK_SLOTS], __ATOMIC_RELAXED);
 	if (unlikely(fn == first || fn == NULL))
 		return sys(clock, ts); /* not reached: a resolution publishes every slot */

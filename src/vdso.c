@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The process's vDSO: locate it, validate it, resolve every entry point of
- * this architecture, and publish the routes the calls take.  Every word
- * that changes after load is here: what was found (`found`, the process
- * image) and the route table the calls read (vdsokit__routes_v3).
+ * The process's vDSO: locate it, validate it, resolve the entry points of
+ * this architecture, and publish the routes the calls take (the clock
+ * functions' first call resolves their entries alone).  Every word that
+ * changes after load is here: what was found (vdsokit_lib_resolved, the
+ * process image) and the route table the calls read (vdsokit__routes_v3).
  *
  * Initialisation holds nothing.  A call that finds nothing resolved
  * resolves on its own and publishes: each word is stored with the value
@@ -128,8 +129,8 @@ static int locate(struct vdsokit_image *img, const void **base, size_t *size)
 	return *size > MAX_IMAGE_SIZE ? VDSOKIT_IMAGE_TOO_LARGE : 0;
 }
 
-/* Every entry of this architecture's table, into found (NULL: absent or not callable). */
-static void look_up_entries(const struct vdsokit_image *img)
+/* The entries of this architecture's table in wanted (bits of enum vdsokit_lib_sym), into found. */
+static void look_up_entries(const struct vdsokit_image *img, uint32_t wanted)
 {
 	/*
 	 * The tables name one version for all or most entries (the same
@@ -142,7 +143,7 @@ static void look_up_entries(const struct vdsokit_image *img)
 		const struct arch_symbol *want = &vdsokit_lib_arch_symbols[i];
 		const struct vdsokit_verdef *in = NULL;
 		struct vdsokit_symbol sym;
-		if (!want->name)
+		if (!want->name || !((wanted >> i) & 1))
 			continue;
 		if (want->version && (img->flags & VDSOKIT_IMAGE_HAS_VERSYM)) {
 			if (want->version != version_name) {
@@ -299,39 +300,73 @@ static void publish_routes(void)
 }
 
 /*
+ * The image every resolution reads, located, parsed and checked against
+ * this architecture: FOUND_IMAGE, or the status that says why not.
+ */
+static int find_image(struct vdsokit_image *img, const void **base, size_t *size)
+{
+	int err = locate(img, base, size);
+	if (err == -ENOENT)
+		return FOUND_NO_VDSO;
+	if (!err)
+		err = vdsokit_image_parse(img, *base, *size);
+	if (!err && (img->elf_class != ARCH_ELF_CLASS || img->big_endian != ARCH_BIG_ENDIAN ||
+		     !arch_machine_matches(img->machine)))
+		err = VDSOKIT_IMAGE_WRONG_ARCH;
+	if (err) {
+		STORE(vdsokit_lib_resolved.image_error, err);
+		return FOUND_BAD_IMAGE;
+	}
+	return FOUND_IMAGE;
+}
+
+/* The entries the clock routes are chosen from (src/choose.c), all of them on every ABI. */
+#define CLOCK_SYMBOLS                                                                   \
+	(1u << SYM_CLOCK_GETTIME | 1u << SYM_CLOCK_GETTIME64 | 1u << SYM_CLOCK_GETRES | \
+	 1u << SYM_CLOCK_GETRES64)
+_Static_assert(SYM_COUNT <= 32, "a set of entries is a 32-bit mask");
+
+/*
  * Locate, validate, look up, publish: what every resolution computes alike,
- * so it may run again at any time (bench/bench.c times it warm).
+ * so it may run again at any time.
  */
 __attribute__((noinline)) void vdsokit_lib_resolve(void)
 {
 	struct vdsokit_image img;
 	const void *base;
 	size_t size;
-	int status = FOUND_IMAGE;
-
-	int err = locate(&img, &base, &size);
-	if (err == -ENOENT) {
-		status = FOUND_NO_VDSO;
-	} else {
-		if (!err)
-			err = vdsokit_image_parse(&img, base, size);
-		if (!err && (img.elf_class != ARCH_ELF_CLASS || img.big_endian != ARCH_BIG_ENDIAN ||
-			     !arch_machine_matches(img.machine)))
-			err = VDSOKIT_IMAGE_WRONG_ARCH;
-		if (err) {
-			status = FOUND_BAD_IMAGE;
-			STORE(vdsokit_lib_resolved.image_error, err);
-		}
-	}
+	int status = find_image(&img, &base, &size);
 	if (status == FOUND_IMAGE) {
 		keep_image(&img);
-		look_up_entries(&img);
+		look_up_entries(&img, ~0u);
 #if ARCH_HAS_SYSINFO
 		find_sysinfo(base, size);
 #endif
 	}
 	publish_routes();
 	__atomic_store_n(&vdsokit_lib_resolved.status, status, __ATOMIC_RELEASE);
+}
+
+/*
+ * The clock functions' first call resolves only their routes, as musl's
+ * clock_gettime resolves its one entry: the clock entries, then their
+ * slots, the same values the whole resolution stores.  The status stays
+ * unresolved, so any other call (and vdsokit_init) still resolves all,
+ * this part again included.  bench/bench.c times it warm.
+ */
+__attribute__((noinline)) void vdsokit_lib_resolve_clocks(void)
+{
+	struct vdsokit_image img;
+	const void *base;
+	size_t size;
+	if (find_image(&img, &base, &size) == FOUND_IMAGE) {
+		look_up_entries(&img, CLOCK_SYMBOLS);
+#if ARCH_HAS_SYSINFO
+		find_sysinfo(base, size);
+#endif
+	}
+	publish_gettime();
+	publish_getres();
 }
 
 const struct found *vdsokit_lib_found(void)

@@ -320,6 +320,34 @@ static int slots_all_move(void *unused)
 	return stayed != 0;
 }
 
+/*
+ * A program that reads only clocks resolves only their entries: after the
+ * first clock_gettime and clock_getres every other route is still unset.
+ * vdsokit_init() then resolves the rest and leaves each clock slot as the
+ * clock calls published it: the two resolutions publish the same.
+ */
+static int clocks_resolve_alone(void *unused)
+{
+	(void)unused;
+	struct vdsokit_timespec ts;
+	(void)(vdsokit_clock_gettime)(CLOCK_MONOTONIC, &ts);
+	(void)(vdsokit_clock_getres)(CLOCK_MONOTONIC, &ts);
+	static const struct vdsokit__routes_v3 unset;
+	struct vdsokit__routes_v3 after_clocks;
+	memcpy(&after_clocks, &vdsokit__routes_v3, sizeof(after_clocks));
+	size_t clocks = offsetof(struct vdsokit__routes_v3, time);
+	if (memcmp((const char *)&after_clocks + clocks, (const char *)&unset + clocks, sizeof(unset) - clocks)) {
+		printf("# a route besides the clocks' was set by a clock call\n");
+		return 1;
+	}
+	vdsokit_init();
+	if (memcmp(&after_clocks, &vdsokit__routes_v3, clocks)) {
+		printf("# vdsokit_init() changed a clock slot the clock calls had published\n");
+		return 1;
+	}
+	return 0;
+}
+
 int main(void)
 {
 	static const char *const mode_names[] = { "", "a getauxval that sets errno even when it finds",
@@ -344,6 +372,9 @@ int main(void)
 	int moved = run_in_child(slots_all_move, NULL, TIMEOUT_SECONDS);
 	ok(child_passed(moved), "the first call moves every clock slot off the first-call function, "
 	   "the syscall's too (%s)", wait_status_text(moved).text);
+	int alone = run_in_child(clocks_resolve_alone, NULL, TIMEOUT_SECONDS);
+	ok(child_passed(alone), "the first clock calls resolve the clocks alone; vdsokit_init() then "
+	   "resolves the rest and keeps their slots (%s)", wait_status_text(alone).text);
 
 	if (!getauxval(AT_SYSINFO_EHDR)) {
 		skip("siglongjmp out of the resolution: no vDSO in this process");
