@@ -25,7 +25,9 @@ static double elapsed_ns(const struct timespec *a, const struct timespec *b)
 }
 
 #ifdef FIRST_CALL_STATIC
-void vdsokit_lib_resolve_clocks(void); /* the library's own, reachable in a static link */
+/* The library's own, reachable in a static link. */
+void vdsokit_lib_resolve_clocks(void);
+extern int vdsokit_lib_image_kept;
 #endif
 
 int main(void)
@@ -48,6 +50,7 @@ int main(void)
 	double clock_ns = elapsed_ns(&a, &b), first = elapsed_ns(&b, &c) - clock_ns, again = -1;
 #ifdef FIRST_CALL_STATIC
 	clock_gettime(CLOCK_MONOTONIC, &c);
+	vdsokit_lib_image_kept = 0; /* parse again, as the first call did */
 	vdsokit_lib_resolve_clocks();
 	clock_gettime(CLOCK_MONOTONIC, &d);
 	again = elapsed_ns(&c, &d) - clock_ns;

@@ -64,6 +64,8 @@ static inline const void *vdsokit_lib_entry(enum vdsokit_lib_sym sym)
 void vdsokit_lib_resolve(void);
 /* Resolves the clock entries and publishes their slots only (the clock functions' first call). */
 void vdsokit_lib_resolve_clocks(void);
+/* 1 once a resolution has kept the parsed image, which later ones read (bench/ clears it to time a parse). */
+extern int vdsokit_lib_image_kept;
 /* The resolution, resolving now if nobody has: never returns NOT_YET. */
 const struct found *vdsokit_lib_found(void);
 /*

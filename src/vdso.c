@@ -49,7 +49,14 @@ VDSO_EXPORT struct vdsokit__routes_v3 vdsokit__routes_v3 = {
 };
 
 struct found vdsokit_lib_resolved;
-static struct vdsokit_image process_image; /* when vdsokit_lib_resolved.status is FOUND_IMAGE */
+/*
+ * The process's image, parsed: kept by the first resolution that parsed it,
+ * word by word, then vdsokit_lib_image_kept (0, then 1, with release), so a
+ * later resolution reads it instead of parsing again.  vdsokit_process_image()
+ * gives it out once the status is FOUND_IMAGE.
+ */
+static struct vdsokit_image process_image;
+int vdsokit_lib_image_kept;
 uint32_t vdsokit_lib_dropped;              /* bits of enum vdsokit_lib_sym, only ever set */
 
 /* vdsokit_use_image(): an image chosen by the program instead of the auxv's. */
@@ -162,14 +169,28 @@ static void look_up_entries(const struct vdsokit_image *img, uint32_t wanted)
 	}
 }
 
-/* The parsed image, for vdsokit_process_image(): word by word, each to its final value. */
+_Static_assert(sizeof(struct vdsokit_image) % sizeof(uintptr_t) == 0, "copied in words");
+#define IMAGE_WORDS (sizeof(struct vdsokit_image) / sizeof(uintptr_t))
+
 static void keep_image(const struct vdsokit_image *img)
 {
-	_Static_assert(sizeof(*img) % sizeof(uintptr_t) == 0, "copied in words");
 	const uintptr_t *from = (const uintptr_t *)(const void *)img;
 	uintptr_t *to = (uintptr_t *)(void *)&process_image;
-	for (size_t i = 0; i < sizeof(*img) / sizeof(uintptr_t); i++)
+	for (size_t i = 0; i < IMAGE_WORDS; i++)
 		__atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
+	__atomic_store_n(&vdsokit_lib_image_kept, 1, __ATOMIC_RELEASE);
+}
+
+/* The kept image into img: whether there was one. */
+static int kept_image(struct vdsokit_image *img)
+{
+	if (!__atomic_load_n(&vdsokit_lib_image_kept, __ATOMIC_ACQUIRE))
+		return 0;
+	const uintptr_t *from = (const uintptr_t *)(const void *)&process_image;
+	uintptr_t *to = (uintptr_t *)(void *)img;
+	for (size_t i = 0; i < IMAGE_WORDS; i++)
+		to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+	return 1;
 }
 
 #define STORE(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELAXED)
@@ -300,16 +321,21 @@ static void publish_routes(void)
 }
 
 /*
- * The image every resolution reads, located, parsed and checked against
- * this architecture: FOUND_IMAGE, or the status that says why not.
+ * The image every resolution reads: the one a resolution kept, or located,
+ * parsed, checked against this architecture and kept now.  FOUND_IMAGE, or
+ * the status that says why there is none.
  */
-static int find_image(struct vdsokit_image *img, const void **base, size_t *size)
+static int find_image(struct vdsokit_image *img)
 {
-	int err = locate(img, base, size);
+	if (kept_image(img))
+		return FOUND_IMAGE;
+	const void *base;
+	size_t size;
+	int err = locate(img, &base, &size);
 	if (err == -ENOENT)
 		return FOUND_NO_VDSO;
 	if (!err)
-		err = vdsokit_image_parse(img, *base, *size);
+		err = vdsokit_image_parse(img, base, size);
 	if (!err && (img->elf_class != ARCH_ELF_CLASS || img->big_endian != ARCH_BIG_ENDIAN ||
 		     !arch_machine_matches(img->machine)))
 		err = VDSOKIT_IMAGE_WRONG_ARCH;
@@ -317,6 +343,7 @@ static int find_image(struct vdsokit_image *img, const void **base, size_t *size
 		STORE(vdsokit_lib_resolved.image_error, err);
 		return FOUND_BAD_IMAGE;
 	}
+	keep_image(img);
 	return FOUND_IMAGE;
 }
 
@@ -333,14 +360,11 @@ _Static_assert(SYM_COUNT <= 32, "a set of entries is a 32-bit mask");
 __attribute__((noinline)) void vdsokit_lib_resolve(void)
 {
 	struct vdsokit_image img;
-	const void *base;
-	size_t size;
-	int status = find_image(&img, &base, &size);
+	int status = find_image(&img);
 	if (status == FOUND_IMAGE) {
-		keep_image(&img);
 		look_up_entries(&img, ~0u);
 #if ARCH_HAS_SYSINFO
-		find_sysinfo(base, size);
+		find_sysinfo(img.data, img.size);
 #endif
 	}
 	publish_routes();
@@ -357,12 +381,10 @@ __attribute__((noinline)) void vdsokit_lib_resolve(void)
 __attribute__((noinline)) void vdsokit_lib_resolve_clocks(void)
 {
 	struct vdsokit_image img;
-	const void *base;
-	size_t size;
-	if (find_image(&img, &base, &size) == FOUND_IMAGE) {
+	if (find_image(&img) == FOUND_IMAGE) {
 		look_up_entries(&img, CLOCK_SYMBOLS);
 #if ARCH_HAS_SYSINFO
-		find_sysinfo(base, size);
+		find_sysinfo(img.data, img.size);
 #endif
 	}
 	publish_gettime();

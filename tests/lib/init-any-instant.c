@@ -233,27 +233,6 @@ static int step_use_image(void *arg)
 	return r == -EBUSY && !no_vdso ? AGREED : REFUSED_BUT_USED;
 }
 
-/* A copy of this process's vDSO, [vdso] in /proc/self/maps; NULL if none. */
-static void *vdso_copy(size_t *size)
-{
-	FILE *f = fopen("/proc/self/maps", "r");
-	char line[256];
-	unsigned long lo = 0, hi = 0;
-	while (f && fgets(line, sizeof(line), f))
-		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
-			break;
-	if (f)
-		fclose(f);
-	if (!lo || hi <= lo)
-		return NULL;
-	*size = hi - lo;
-	void *copy = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (copy == MAP_FAILED)
-		return NULL;
-	memcpy(copy, (void *)lo, *size);
-	return copy;
-}
-
 /* use_image(A) with use_image(B) at its step-th instruction: AGREED when exactly one won, and its image is used. */
 static int step_two_images(void *arg)
 {

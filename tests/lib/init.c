@@ -348,6 +348,31 @@ static int clocks_resolve_alone(void *unused)
 	return 0;
 }
 
+/*
+ * The image is parsed once: the whole resolution after the clock calls'
+ * reads the image they kept.  The image is a copy of the vDSO whose header
+ * is wiped after the first clock call (on a clock the syscall serves, so no
+ * entry of the copy is called): vdsokit_init() still finds it whole.
+ */
+static int parsed_once(void *unused)
+{
+	(void)unused;
+	size_t size;
+	unsigned char *copy = vdso_copy(&size);
+	if (!copy || vdsokit_use_image(copy, size) != 0)
+		return 2;
+	struct vdsokit_timespec ts;
+	(void)(vdsokit_clock_gettime)(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	memset(copy, 0, 64);
+	int err = vdsokit_init();
+	const struct vdsokit_image *img = vdsokit_process_image();
+	if (err || !img || img->data != copy) {
+		printf("# vdsokit_init() = %d after the header was wiped: it parsed the image again\n", err);
+		return 1;
+	}
+	return 0;
+}
+
 int main(void)
 {
 	static const char *const mode_names[] = { "", "a getauxval that sets errno even when it finds",
@@ -375,6 +400,12 @@ int main(void)
 	int alone = run_in_child(clocks_resolve_alone, NULL, TIMEOUT_SECONDS);
 	ok(child_passed(alone), "the first clock calls resolve the clocks alone; vdsokit_init() then "
 	   "resolves the rest and keeps their slots (%s)", wait_status_text(alone).text);
+	int once = run_in_child(parsed_once, NULL, TIMEOUT_SECONDS);
+	if (child_exited(once) && WEXITSTATUS(once) == 2)
+		skip("the image parsed once: no [vdso] in /proc/self/maps to copy here");
+	else
+		ok(child_passed(once), "the image is parsed once: vdsokit_init() after a clock call reads "
+		   "the image it kept (%s)", wait_status_text(once).text);
 
 	if (!getauxval(AT_SYSINFO_EHDR)) {
 		skip("siglongjmp out of the resolution: no vDSO in this process");

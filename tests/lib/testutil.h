@@ -2,8 +2,9 @@
 /*
  * What the C tests share beyond TAP (tests/tap.h): a scenario run in a
  * forked child, so that its crash or hang is a "not ok" and not the end of
- * the test; how a child ended, in words; and the reference values the
- * library is compared with (getcpu(2) itself, a timespec in nanoseconds).
+ * the test; how a child ended, in words; the reference values the library
+ * is compared with (getcpu(2) itself, a timespec in nanoseconds); and a
+ * writable copy of the process's vDSO, an image to give vdsokit_use_image().
  * Header-only, like tap.h: every test is one translation unit.
  */
 #ifndef VDSOKIT_TEST_TESTUTIL_H
@@ -12,6 +13,8 @@
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -150,5 +153,30 @@ __attribute__((unused)) static long long ns_of(long long sec, long long nsec)
 
 /* Any struct with tv_sec and tv_nsec (vdsokit_timespec, a 32-bit-time one) in nanoseconds. */
 #define timespec_ns(ts) ns_of((ts).tv_sec, (ts).tv_nsec)
+
+/*
+ * A copy of this process's vDSO ([vdso] in /proc/self/maps) in writable
+ * memory: NULL if there is none.  Its code cannot be called (it would read
+ * the kernel's data at the wrong address), only parsed.
+ */
+__attribute__((unused)) static void *vdso_copy(size_t *size)
+{
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[256];
+	unsigned long lo = 0, hi = 0;
+	while (f && fgets(line, sizeof(line), f))
+		if (strstr(line, "[vdso]") && sscanf(line, "%lx-%lx", &lo, &hi) == 2)
+			break;
+	if (f)
+		fclose(f);
+	if (!lo || hi <= lo)
+		return NULL;
+	*size = hi - lo;
+	void *copy = mmap(NULL, *size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (copy == MAP_FAILED)
+		return NULL;
+	memcpy(copy, (void *)lo, *size);
+	return copy;
+}
 
 #endif
