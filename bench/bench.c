@@ -143,8 +143,8 @@ static void measure(struct variant *v, int count)
 }
 
 /*
- * The first call in a fresh process, which locates, validates and resolves
- * everything with cold caches: bench/first_call.c, built -static with the
+ * The first call in a fresh process, which locates and validates the vDSO
+ * and resolves the clock entries, with cold caches: bench/first_call.c, built -static with the
  * archive and against the shared library, run FRESH_RUNS times each
  * (interleaved) from this program's directory.  Each prints its time, the
  * page faults the call took, and (static) the same resolution at once
