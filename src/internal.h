@@ -68,6 +68,11 @@ void vdsokit_lib_resolve_clocks(void);
 extern int vdsokit_lib_image_kept;
 /* The resolution, resolving now if nobody has: never returns NOT_YET. */
 const struct found *vdsokit_lib_found(void);
+/* Its status, read as the resolvers store it (another may be storing the same value). */
+static inline int vdsokit_lib_found_status(const struct found *f)
+{
+	return __atomic_load_n(&f->status, __ATOMIC_RELAXED);
+}
 /*
  * For a call that found no route: resolves if nobody has, so that the
  * routes are there to read again.  No barrier: a route read before its

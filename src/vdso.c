@@ -52,11 +52,14 @@ struct found vdsokit_lib_resolved;
 /*
  * The process's image, parsed: kept by the first resolution that parsed it,
  * word by word, then vdsokit_lib_image_kept (0, then 1, with release), so a
- * later resolution reads it instead of parsing again.  vdsokit_process_image()
- * gives it out once the status is FOUND_IMAGE.
+ * later resolution reads it instead of parsing again.  Only the library
+ * reads this copy; vdsokit_process_image() gives out another, stored by the
+ * whole resolutions alone, so that a clock call's resolution in one thread
+ * never writes what another thread is reading.
  */
-static struct vdsokit_image process_image;
+static struct vdsokit_image parsed_image;
 int vdsokit_lib_image_kept;
+static struct vdsokit_image process_image; /* when vdsokit_lib_resolved.status is FOUND_IMAGE */
 uint32_t vdsokit_lib_dropped;              /* bits of enum vdsokit_lib_sym, only ever set */
 
 /* vdsokit_use_image(): an image chosen by the program instead of the auxv's. */
@@ -172,13 +175,13 @@ static void look_up_entries(const struct vdsokit_image *img, uint32_t wanted)
 _Static_assert(sizeof(struct vdsokit_image) % sizeof(uintptr_t) == 0, "copied in words");
 #define IMAGE_WORDS (sizeof(struct vdsokit_image) / sizeof(uintptr_t))
 
-static void keep_image(const struct vdsokit_image *img)
+/* An image copied word by word, each word stored as every resolution stores it. */
+static void store_image(struct vdsokit_image *to, const struct vdsokit_image *from)
 {
-	const uintptr_t *from = (const uintptr_t *)(const void *)img;
-	uintptr_t *to = (uintptr_t *)(void *)&process_image;
+	const uintptr_t *src = (const uintptr_t *)(const void *)from;
+	uintptr_t *dst = (uintptr_t *)(void *)to;
 	for (size_t i = 0; i < IMAGE_WORDS; i++)
-		__atomic_store_n(&to[i], from[i], __ATOMIC_RELAXED);
-	__atomic_store_n(&vdsokit_lib_image_kept, 1, __ATOMIC_RELEASE);
+		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
 }
 
 /* The kept image into img: whether there was one. */
@@ -186,10 +189,10 @@ static int kept_image(struct vdsokit_image *img)
 {
 	if (!__atomic_load_n(&vdsokit_lib_image_kept, __ATOMIC_ACQUIRE))
 		return 0;
-	const uintptr_t *from = (const uintptr_t *)(const void *)&process_image;
-	uintptr_t *to = (uintptr_t *)(void *)img;
+	const uintptr_t *src = (const uintptr_t *)(const void *)&parsed_image;
+	uintptr_t *dst = (uintptr_t *)(void *)img;
 	for (size_t i = 0; i < IMAGE_WORDS; i++)
-		to[i] = __atomic_load_n(&from[i], __ATOMIC_RELAXED);
+		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
 	return 1;
 }
 
@@ -343,7 +346,8 @@ static int find_image(struct vdsokit_image *img)
 		STORE(vdsokit_lib_resolved.image_error, err);
 		return FOUND_BAD_IMAGE;
 	}
-	keep_image(img);
+	store_image(&parsed_image, img);
+	__atomic_store_n(&vdsokit_lib_image_kept, 1, __ATOMIC_RELEASE);
 	return FOUND_IMAGE;
 }
 
@@ -362,6 +366,7 @@ __attribute__((noinline)) void vdsokit_lib_resolve(void)
 	struct vdsokit_image img;
 	int status = find_image(&img);
 	if (status == FOUND_IMAGE) {
+		store_image(&process_image, &img);
 		look_up_entries(&img, ~0u);
 #if ARCH_HAS_SYSINFO
 		find_sysinfo(img.data, img.size);
@@ -434,7 +439,7 @@ void vdsokit_lib_drop_time32(enum vdsokit_lib_sym sym)
 
 VDSO_EXPORT int vdsokit_init(void)
 {
-	switch (vdsokit_lib_found()->status) {
+	switch (vdsokit_lib_found_status(vdsokit_lib_found())) {
 	case FOUND_IMAGE: return 0;
 	case FOUND_NO_VDSO: return -ENOENT;
 	default: return -ENOEXEC;
@@ -456,7 +461,7 @@ VDSO_EXPORT int vdsokit_use_image(const void *base, size_t size)
 
 VDSO_EXPORT const struct vdsokit_image *vdsokit_process_image(void)
 {
-	return vdsokit_lib_found()->status == FOUND_IMAGE ? &process_image : NULL;
+	return vdsokit_lib_found_status(vdsokit_lib_found()) == FOUND_IMAGE ? &process_image : NULL;
 }
 
 VDSO_EXPORT const char *vdsokit_arch_name(void)
