@@ -199,6 +199,16 @@ struct choice {
 };
 
 struct choice vdsokit_lib_choose(const struct found *f, enum vdsokit_func fn);
+/*
+ * Every entry vdsokit_lib_choose() reads for clock_gettime and
+ * clock_getres, on any ABI (src/vdso.c's publish_clock() too: MIPS asks
+ * whether clock_getres exists): the clock functions' first call looks up
+ * these alone.  tests/callpath.c checks it on every image of every ABI.
+ */
+#define CLOCK_SYMBOLS                                                                   \
+	(1u << SYM_CLOCK_GETTIME | 1u << SYM_CLOCK_GETTIME64 | 1u << SYM_CLOCK_GETRES | \
+	 1u << SYM_CLOCK_GETRES64)
+_Static_assert(SYM_COUNT <= 32, "a set of entries is a 32-bit mask");
 /* The clock ids the vDSO reads in user space for clock_gettime/clock_getres. */
 uint32_t vdsokit_lib_vdso_clocks(enum vdsokit_func fn);
 

@@ -351,12 +351,6 @@ static int find_image(struct vdsokit_image *img)
 	return FOUND_IMAGE;
 }
 
-/* The entries the clock routes are chosen from (src/choose.c), all of them on every ABI. */
-#define CLOCK_SYMBOLS                                                                   \
-	(1u << SYM_CLOCK_GETTIME | 1u << SYM_CLOCK_GETTIME64 | 1u << SYM_CLOCK_GETRES | \
-	 1u << SYM_CLOCK_GETRES64)
-_Static_assert(SYM_COUNT <= 32, "a set of entries is a 32-bit mask");
-
 /*
  * Locate, validate, look up, publish: what every resolution computes alike,
  * so it may run again at any time.

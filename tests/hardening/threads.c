@@ -214,7 +214,6 @@ static int clock_call_beside_reader(void)
 
 int main(void)
 {
-	(void)skip; /* tap.h's, unused here */
 	for (int round = 0; round < ROUNDS; round++) {
 		fflush(stdout);
 		pid_t pid = fork();
@@ -229,6 +228,11 @@ int main(void)
 		   : WEXITSTATUS(status) == 66 ? "ThreadSanitizer report"
 		   : WEXITSTATUS(status) ? "wrong results" : "one resolution, valid results");
 	}
+#ifndef __SANITIZE_THREAD__
+	(void)clock_call_beside_reader;
+	skip("a first clock call beside a thread reading the image: only ThreadSanitizer (threads-tsan.t) "
+	     "sees what it checks");
+#else
 	int pairs_failed = 0, reports = 0;
 	for (int round = 0; round < PAIR_ROUNDS; round++) {
 		fflush(stdout);
@@ -242,5 +246,6 @@ int main(void)
 	}
 	ok(pairs_failed == 0, "%d times, a first clock call beside a thread reading the image "
 	   "vdsokit_init() gives: %d failed, %d with a ThreadSanitizer report", PAIR_ROUNDS, pairs_failed, reports);
+#endif
 	return done_testing();
 }
