@@ -53,7 +53,7 @@ LOOP_CFLAGS := $(firstword $(foreach f,-mbranches-within-32B-boundaries -Wa$(com
 	$(shell $(CC) $(CFLAGS) -Werror $(f) -c -x c -o /dev/null /dev/null 2>/dev/null && echo $(f)))) \
 	$(shell $(CC) $(CFLAGS) -Werror -falign-loops=64 -c -x c -o /dev/null /dev/null 2>/dev/null && echo -falign-loops=64)
 
-LIB_SRCS := src/image.c src/vdso.c src/choose.c src/time.c src/cpu.c src/tp.c src/random.c src/route.c
+LIB_SRCS := src/image.c src/image_own.c src/vdso.c src/choose.c src/time.c src/cpu.c src/tp.c src/random.c src/route.c
 LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/%.o)
 LIB_PIC_OBJS := $(LIB_SRCS:%.c=$(BUILD)/pic/%.o)
 LIB_A    := $(BUILD)/libvdsokit.a

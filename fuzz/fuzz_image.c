@@ -3,7 +3,11 @@
  * libFuzzer target for the image parser and everything that reads a parsed
  * image: parse, walk every symbol and version definition, look up every
  * name the library knows (with every version node, and with none), look up
- * each symbol's own name, and hash every string the image yields.
+ * each symbol's own name, and hash every string the image yields.  The
+ * library's own reading (src/image_own.c, the parser built for this ABI's
+ * class and byte order) must agree with it on every input: the same error
+ * and the same parsed image and symbols, or, for an image identified as
+ * of another class or byte order, VDSOKIT_IMAGE_WRONG_ARCH.
  *
  * The input buffer is the image: libFuzzer hands it over in a heap block of
  * exactly that size, so ASan reports any byte read past the end, and UBSan
@@ -16,6 +20,7 @@
 #include <string.h>
 
 #include "vdsokit.h"
+#include "arch.h"
 #include "image.h"
 #include "names.h"
 
@@ -43,15 +48,44 @@ static void touch_symbol(const struct vdsokit_image *img, const struct vdsokit_s
 		sink += *(const unsigned char *)sym->address;
 }
 
-static void lookup_everything(const struct vdsokit_image *img)
+/*
+ * The library's two-step lookup of name (version: NULL, any) in an image
+ * its own parse read: the public lookup's answer, as vdso.c asks for it.
+ */
+static int own_lookup(const struct vdsokit_image *img, const char *name, const char *version,
+		      struct vdsokit_symbol *sym)
 {
-	struct vdsokit_symbol sym;
+	struct vdsokit_verdef def;
+	const struct vdsokit_verdef *in = NULL;
+	if (version && (img->flags & VDSOKIT_IMAGE_HAS_VERSYM)) {
+		if (vdsokit_lib_image_find_version(img, version, &def))
+			return -ENOENT;
+		in = &def;
+	}
+	return vdsokit_lib_image_lookup_in(img, name, vdsokit_gnu_hash(name), in, sym);
+}
+
+/* Both lookups of name in img (own: the same image as the library's own parse read it, or NULL). */
+static void lookup_both(const struct vdsokit_image *img, const struct vdsokit_image *own, const char *name,
+			const char *version)
+{
+	struct vdsokit_symbol sym, own_sym;
+	memset(&sym, 0, sizeof(sym));
+	memset(&own_sym, 0, sizeof(own_sym));
+	int err = vdsokit_image_lookup(img, name, version, &sym);
+	if (err == 0)
+		touch_symbol(img, &sym);
+	if (own && (own_lookup(own, name, version, &own_sym) != err ||
+		    (err == 0 && memcmp(&sym, &own_sym, sizeof(sym)) != 0)))
+		__builtin_trap();
+}
+
+static void lookup_everything(const struct vdsokit_image *img, const struct vdsokit_image *own)
+{
 	for (size_t n = 0; n < FUZZ_COUNT(fuzz_symbol_names); n++) {
-		if (vdsokit_image_lookup(img, fuzz_symbol_names[n], NULL, &sym) == 0)
-			touch_symbol(img, &sym);
+		lookup_both(img, own, fuzz_symbol_names[n], NULL);
 		for (size_t v = 0; v < FUZZ_COUNT(fuzz_version_names); v++)
-			if (vdsokit_image_lookup(img, fuzz_symbol_names[n], fuzz_version_names[v], &sym) == 0)
-				touch_symbol(img, &sym);
+			lookup_both(img, own, fuzz_symbol_names[n], fuzz_version_names[v]);
 	}
 	/* A NULL result pointer is allowed. */
 	sink += (uint64_t)vdsokit_image_lookup(img, "__vdso_clock_gettime", NULL, NULL);
@@ -100,6 +134,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	int err = vdsokit_image_parse(&img, data, size);
 	sink += strlen(vdsokit_image_strerror(err));
+	struct vdsokit_image own;
+	int own_err = vdsokit_lib_image_parse(&own, data, size);
+	/* Identified (the class is set from then on) as of another class or byte order: refused there. */
+	int other_abi = img.elf_class && (img.elf_class != ARCH_ELF_CLASS || img.big_endian != ARCH_BIG_ENDIAN);
+	if (other_abi ? own_err != VDSOKIT_IMAGE_WRONG_ARCH
+		      : own_err != err || memcmp(&img, &own, sizeof(img)) != 0)
+		__builtin_trap();
 	touch_string(vdsokit_machine_name(img.machine, img.elf_class));
 	if (err) {
 		/* A rejected image is left empty: every reader must refuse it. */
@@ -115,6 +156,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			sink += img.build_id[i];
 	walk_versions(&img);
 	walk_symbols(&img);
-	lookup_everything(&img);
+	lookup_everything(&img, other_abi ? NULL : &own);
 	return 0;
 }

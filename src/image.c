@@ -5,6 +5,14 @@
  * header; every offset, count, index and string is checked against the
  * image size before it is read, so a hostile image yields an error code,
  * never a read outside [data, data + size).
+ *
+ * Compiled twice.  As itself it is the public parser (include/vdsokit.h),
+ * for images of any class and byte order.  src/image_own.c compiles it
+ * again as IMAGE_OWN_ABI: the library's own reading of the process's
+ * image (src/image.h), where class and byte order are this ABI's
+ * constants, an image of others is rejected as soon as it is identified,
+ * and each read is one load at a constant offset.  The same checks run in
+ * both; the first call, which parses, runs fewer instructions and branches.
  */
 #include <errno.h>
 #include <string.h>
@@ -50,31 +58,52 @@ static int in_image(const struct vdsokit_image *img, uint64_t off, uint64_t len)
 #define HOST_BIG_ENDIAN 0u
 #endif
 
+/* The image's class (32 or 64), and whether its byte order is not the host's. */
+static unsigned image_class(const struct vdsokit_image *img)
+{
+#ifdef IMAGE_OWN_ABI
+	(void)img;
+	return ARCH_ELF_CLASS;
+#else
+	return img->elf_class;
+#endif
+}
+
+static int image_swapped(const struct vdsokit_image *img)
+{
+#ifdef IMAGE_OWN_ABI
+	(void)img;
+	return ARCH_BIG_ENDIAN != HOST_BIG_ENDIAN;
+#else
+	return img->big_endian != HOST_BIG_ENDIAN;
+#endif
+}
+
 static uint16_t rd16(const struct vdsokit_image *img, size_t off)
 {
 	uint16_t v;
 	__builtin_memcpy(&v, img->data + off, sizeof(v));
-	return img->big_endian == HOST_BIG_ENDIAN ? v : __builtin_bswap16(v);
+	return image_swapped(img) ? __builtin_bswap16(v) : v;
 }
 
 static uint32_t rd32(const struct vdsokit_image *img, size_t off)
 {
 	uint32_t v;
 	__builtin_memcpy(&v, img->data + off, sizeof(v));
-	return img->big_endian == HOST_BIG_ENDIAN ? v : __builtin_bswap32(v);
+	return image_swapped(img) ? __builtin_bswap32(v) : v;
 }
 
 static uint64_t rd64(const struct vdsokit_image *img, size_t off)
 {
 	uint64_t v;
 	__builtin_memcpy(&v, img->data + off, sizeof(v));
-	return img->big_endian == HOST_BIG_ENDIAN ? v : __builtin_bswap64(v);
+	return image_swapped(img) ? __builtin_bswap64(v) : v;
 }
 
 /* A word of the image's class: Elf32_Addr/Off/Word or Elf64_Addr/Off/Xword. */
 static uint64_t rdword(const struct vdsokit_image *img, size_t off)
 {
-	return img->elf_class == 64 ? rd64(img, off) : rd32(img, off);
+	return image_class(img) == 64 ? rd64(img, off) : rd32(img, off);
 }
 
 /* Layout of the class-dependent structures the parser reads. */
@@ -105,7 +134,7 @@ static const struct elf_layout layout64 = {
 
 static const struct elf_layout *layout_of(const struct vdsokit_image *img)
 {
-	return img->elf_class == 64 ? &layout64 : &layout32;
+	return image_class(img) == 64 ? &layout64 : &layout32;
 }
 
 /*
@@ -169,6 +198,10 @@ static int parse_header(struct vdsokit_image *img)
 		return VDSOKIT_IMAGE_BAD_VERSION;
 	img->elf_class = d[4] == ELFCLASS64 ? 64 : 32;
 	img->big_endian = d[5] == ELFDATA2MSB;
+#ifdef IMAGE_OWN_ABI
+	if (img->elf_class != ARCH_ELF_CLASS || img->big_endian != ARCH_BIG_ENDIAN)
+		return VDSOKIT_IMAGE_WRONG_ARCH;
+#endif
 
 	const struct elf_layout *L = layout_of(img);
 	if (img->size < L->ehdr_size)
@@ -181,7 +214,7 @@ static int parse_header(struct vdsokit_image *img)
 	img->e_flags = rd32(img, L->e_flags);
 	img->hash_entry_size = 4;
 	/* 64-bit s390 and alpha use 8-byte DT_HASH entries (their ABIs say so). */
-	if (img->elf_class == 64 && (img->machine == EM_S390 || img->machine == EM_ALPHA))
+	if (image_class(img) == 64 && (img->machine == EM_S390 || img->machine == EM_ALPHA))
 		img->hash_entry_size = 8;
 	return VDSOKIT_IMAGE_OK;
 }
@@ -253,6 +286,7 @@ static int parse_program_headers(struct vdsokit_image *img, size_t *dyn_off, siz
 	return VDSOKIT_IMAGE_OK;
 }
 
+#ifdef IMAGE_OWN_ABI
 int vdsokit_lib_image_extent(struct vdsokit_image *scratch, const void *data, size_t avail, size_t *extent)
 {
 	struct vdsokit_image *img = scratch;
@@ -286,6 +320,7 @@ int vdsokit_lib_image_extent(struct vdsokit_image *scratch, const void *data, si
 	*extent = (size_t)end;
 	return VDSOKIT_IMAGE_OK;
 }
+#endif
 
 static void find_build_id(struct vdsokit_image *img, size_t off, size_t len)
 {
@@ -314,7 +349,7 @@ static int parse_dynamic(struct vdsokit_image *img, size_t dyn_off, size_t dyn_s
 	uint64_t strtab = 0, symtab = 0, strsz = 0, syment = 0, hash = 0, gnu_hash = 0;
 	uint64_t versym = 0, verdef = 0, verdefnum = 0;
 	int have_strtab = 0, have_symtab = 0;
-	unsigned w = img->elf_class / 8;
+	unsigned w = image_class(img) / 8;
 
 	for (size_t d = dyn_off; d + L->dyn_size <= dyn_off + dyn_size; d += L->dyn_size) {
 		uint64_t tag = rdword(img, d), val = rdword(img, d + w);
@@ -382,7 +417,7 @@ static int parse_dynamic(struct vdsokit_image *img, size_t dyn_off, size_t dyn_s
 	return VDSOKIT_IMAGE_OK;
 }
 
-VDSO_EXPORT int vdsokit_image_parse(struct vdsokit_image *img, const void *data, size_t size)
+static int parse_image(struct vdsokit_image *img, const void *data, size_t size)
 {
 	size_t dyn_off = 0, dyn_size = 0;
 	int err;
@@ -410,9 +445,21 @@ VDSO_EXPORT int vdsokit_image_parse(struct vdsokit_image *img, const void *data,
 	return err;
 }
 
+#ifdef IMAGE_OWN_ABI
+int vdsokit_lib_image_parse(struct vdsokit_image *img, const void *data, size_t size)
+{
+	return parse_image(img, data, size);
+}
+#else
+VDSO_EXPORT int vdsokit_image_parse(struct vdsokit_image *img, const void *data, size_t size)
+{
+	return parse_image(img, data, size);
+}
+#endif
+
 /* ---- hash tables ------------------------------------------------------ */
 
-VDSO_EXPORT uint32_t vdsokit_elf_hash(const char *name)
+static uint32_t elf_hash(const char *name)
 {
 	uint32_t h = 0;
 	for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
@@ -424,6 +471,12 @@ VDSO_EXPORT uint32_t vdsokit_elf_hash(const char *name)
 	return h;
 }
 
+#ifndef IMAGE_OWN_ABI
+VDSO_EXPORT uint32_t vdsokit_elf_hash(const char *name)
+{
+	return elf_hash(name);
+}
+
 VDSO_EXPORT uint32_t vdsokit_gnu_hash(const char *name)
 {
 	uint32_t h = 5381;
@@ -431,6 +484,7 @@ VDSO_EXPORT uint32_t vdsokit_gnu_hash(const char *name)
 		h = h * 33 + *p;
 	return h;
 }
+#endif
 
 static uint64_t hash_word(const struct vdsokit_image *img, size_t index)
 {
@@ -458,14 +512,14 @@ static int parse_sysv_hash(struct vdsokit_image *img, uint64_t vaddr)
 
 static uint32_t gnu_bucket(const struct vdsokit_image *img, uint32_t i)
 {
-	size_t words = (size_t)img->gnu_bloom_size * (img->elf_class / 8);
+	size_t words = (size_t)img->gnu_bloom_size * (image_class(img) / 8);
 	return rd32(img, img->gnu_hash + 16 + words + (size_t)i * 4);
 }
 
 /* Offset of the chain word of symbol index sym (>= gnu_symoffset), or 0. */
 static size_t gnu_chain_offset(const struct vdsokit_image *img, uint32_t sym)
 {
-	size_t words = (size_t)img->gnu_bloom_size * (img->elf_class / 8);
+	size_t words = (size_t)img->gnu_bloom_size * (image_class(img) / 8);
 	uint64_t off = (uint64_t)img->gnu_hash + 16 + words + (uint64_t)img->gnu_nbucket * 4 +
 		       (uint64_t)(sym - img->gnu_symoffset) * 4;
 	return in_image(img, off, 4) ? (size_t)off : 0;
@@ -481,7 +535,7 @@ static int parse_gnu_hash(struct vdsokit_image *img, uint64_t vaddr)
 	img->gnu_symoffset = rd32(img, off + 4);
 	img->gnu_bloom_size = rd32(img, off + 8);
 	img->gnu_bloom_shift = rd32(img, off + 12);
-	uint64_t bloom_bytes = (uint64_t)img->gnu_bloom_size * (img->elf_class / 8);
+	uint64_t bloom_bytes = (uint64_t)img->gnu_bloom_size * (image_class(img) / 8);
 	if (img->gnu_nbucket == 0 || img->gnu_bloom_size == 0 ||
 	    (img->gnu_bloom_size & (img->gnu_bloom_size - 1)) ||
 	    !in_image(img, off, 16 + bloom_bytes + (uint64_t)img->gnu_nbucket * 4))
@@ -576,6 +630,7 @@ static int verdef_at(const struct vdsokit_image *img, size_t off, struct vdsokit
 	return 0;
 }
 
+#ifndef IMAGE_OWN_ABI
 VDSO_EXPORT int vdsokit_image_verdef(const struct vdsokit_image *img, uint32_t i, struct vdsokit_verdef *def)
 {
 	if (!(img->flags & VDSOKIT_IMAGE_HAS_VERDEF) || i >= img->verdef_count)
@@ -585,6 +640,7 @@ VDSO_EXPORT int vdsokit_image_verdef(const struct vdsokit_image *img, uint32_t i
 		off += rd32(img, off + 16);   /* checked by parse_verdefs */
 	return verdef_at(img, off, def);
 }
+#endif
 
 /* The version definition with index ndx (not the base), or -1: one walk of the chain. */
 static int find_verdef(const struct vdsokit_image *img, unsigned ndx, struct vdsokit_verdef *def)
@@ -641,6 +697,7 @@ static void name_symbol_version(const struct vdsokit_image *img, struct vdsokit_
 		sym->version = def.name;
 }
 
+#ifndef IMAGE_OWN_ABI
 VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym)
 {
 	if (!img->data || i >= img->symbol_count)
@@ -650,13 +707,13 @@ VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i
 		name_symbol_version(img, sym);
 	return err;
 }
+#endif
 
-int vdsokit_lib_image_find_version(const struct vdsokit_image *img, const char *version,
-				struct vdsokit_verdef *def)
+static int find_version(const struct vdsokit_image *img, const char *version, struct vdsokit_verdef *def)
 {
 	if (!(img->flags & VDSOKIT_IMAGE_HAS_VERDEF))
 		return -1;
-	uint32_t hash = vdsokit_elf_hash(version);
+	uint32_t hash = elf_hash(version);
 	size_t off = img->verdef;
 	for (uint32_t i = 0; i < img->verdef_count; i++) {
 		/* The chain was checked whole by parse_verdefs. */
@@ -706,7 +763,7 @@ static int symbol_matches(const struct vdsokit_image *img, uint32_t i, const cha
 static int lookup_sysv(const struct vdsokit_image *img, const char *name,
 		       const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
 {
-	uint64_t i = hash_word(img, 2 + vdsokit_elf_hash(name) % img->hash_nbucket);
+	uint64_t i = hash_word(img, 2 + elf_hash(name) % img->hash_nbucket);
 	/* At most nchain steps: a cyclic chain ends here instead of spinning. */
 	for (uint32_t steps = 0; i != STN_UNDEF && steps <= img->hash_nchain; steps++) {
 		if (i >= img->hash_nchain)
@@ -721,7 +778,7 @@ static int lookup_sysv(const struct vdsokit_image *img, const char *name,
 static int lookup_gnu(const struct vdsokit_image *img, const char *name, uint32_t h,
 		      const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
 {
-	unsigned bits = img->elf_class;
+	unsigned bits = image_class(img);
 	size_t word_off = img->gnu_hash + 16 + (size_t)((h / bits) & (img->gnu_bloom_size - 1)) * (bits / 8);
 	uint64_t word = rdword(img, word_off);
 	uint64_t mask = (uint64_t)1 << (h % bits) | (uint64_t)1 << ((h >> (img->gnu_bloom_shift & 31)) % bits);
@@ -744,8 +801,8 @@ static int lookup_gnu(const struct vdsokit_image *img, const char *name, uint32_
 	return -ENOENT;
 }
 
-int vdsokit_lib_image_lookup_in(const struct vdsokit_image *img, const char *name, uint32_t name_gnu_hash,
-			     const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
+static int lookup_in(const struct vdsokit_image *img, const char *name, uint32_t name_gnu_hash,
+		     const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
 {
 	/* GNU hash has a bloom filter: faster misses.  Either gives the same answer. */
 	if (img->flags & VDSOKIT_IMAGE_HAS_GNU_HASH)
@@ -753,6 +810,24 @@ int vdsokit_lib_image_lookup_in(const struct vdsokit_image *img, const char *nam
 	return lookup_sysv(img, name, version, sym);
 }
 
+#ifdef IMAGE_OWN_ABI
+int vdsokit_lib_image_find_version(const struct vdsokit_image *img, const char *version,
+				   struct vdsokit_verdef *def)
+{
+	return find_version(img, version, def);
+}
+
+int vdsokit_lib_image_lookup_in(const struct vdsokit_image *img, const char *name, uint32_t name_gnu_hash,
+				const struct vdsokit_verdef *version, struct vdsokit_symbol *sym)
+{
+	return lookup_in(img, name, name_gnu_hash, version, sym);
+}
+
+int vdsokit_lib_image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym)
+{
+	return sym->address && sym->offset >= img->exec_lo && sym->offset < img->exec_hi;
+}
+#else
 VDSO_EXPORT int vdsokit_image_lookup(const struct vdsokit_image *img, const char *name, const char *version,
 		      struct vdsokit_symbol *sym)
 {
@@ -765,15 +840,10 @@ VDSO_EXPORT int vdsokit_image_lookup(const struct vdsokit_image *img, const char
 	/* Unversioned images match any version; a version they do not define, nothing. */
 	uint32_t hash = vdsokit_gnu_hash(name);
 	if (!version || !(img->flags & VDSOKIT_IMAGE_HAS_VERSYM))
-		return vdsokit_lib_image_lookup_in(img, name, hash, NULL, sym);
-	if (vdsokit_lib_image_find_version(img, version, &def))
+		return lookup_in(img, name, hash, NULL, sym);
+	if (find_version(img, version, &def))
 		return -ENOENT;
-	return vdsokit_lib_image_lookup_in(img, name, hash, &def, sym);
-}
-
-int vdsokit_lib_image_symbol_is_callable(const struct vdsokit_image *img, const struct vdsokit_symbol *sym)
-{
-	return sym->address && sym->offset >= img->exec_lo && sym->offset < img->exec_hi;
+	return lookup_in(img, name, hash, &def, sym);
 }
 
 VDSO_EXPORT const char *vdsokit_image_strerror(int error)
@@ -826,3 +896,4 @@ VDSO_EXPORT const char *vdsokit_machine_name(unsigned machine, unsigned elf_clas
 	default: return NULL;
 	}
 }
+#endif /* IMAGE_OWN_ABI */

@@ -11,6 +11,14 @@ struct vdsokit_symbol;
 struct vdsokit_verdef;
 
 /*
+ * The library's own reading of the process's image, or of the one given to
+ * vdsokit_use_image (src/image_own.c): the public parser's code, for this
+ * ABI's class and byte order alone.  An image of another is
+ * VDSOKIT_IMAGE_WRONG_ARCH; the lookups are given images these functions
+ * parsed.
+ */
+
+/*
  * The size of the image whose first avail bytes are at data: the end of
  * its furthest PT_LOAD in the file.  Reads only the ELF and program
  * headers, which must lie inside avail; scratch is the caller's (it is
@@ -18,6 +26,9 @@ struct vdsokit_verdef;
  * stack.  0, or a positive vdsokit_image_error.
  */
 int vdsokit_lib_image_extent(struct vdsokit_image *scratch, const void *data, size_t avail, size_t *extent);
+
+/* vdsokit_image_parse(), for those images. */
+int vdsokit_lib_image_parse(struct vdsokit_image *img, const void *data, size_t size);
 
 /*
  * vdsokit_image_lookup() in two steps, for a caller looking up several

@@ -338,9 +338,8 @@ static int find_image(struct vdsokit_image *img)
 	if (err == -ENOENT)
 		return FOUND_NO_VDSO;
 	if (!err)
-		err = vdsokit_image_parse(img, base, size);
-	if (!err && (img->elf_class != ARCH_ELF_CLASS || img->big_endian != ARCH_BIG_ENDIAN ||
-		     !arch_machine_matches(img->machine)))
+		err = vdsokit_lib_image_parse(img, base, size); /* of this class and byte order, or WRONG_ARCH */
+	if (!err && !arch_machine_matches(img->machine))
 		err = VDSOKIT_IMAGE_WRONG_ARCH;
 	if (err) {
 		STORE(vdsokit_lib_resolved.image_error, err);

@@ -58,6 +58,7 @@
 #include "lib/testutil.h"      /* sys_getcpu */
 #include "images/names.h"    /* FAKE_TIME32: which fakes take 32-bit time */
 #include "images/fake_abi.h" /* the fakes' call counters */
+#include "image.h"             /* the library's own parse, src/image_own.c */
 
 /* ---- what this architecture's image exports ---------------------------- */
 
@@ -1238,6 +1239,12 @@ static int run_with_image(const char *file, enum image_kind kind)
 	}
 
 	printf("# image %s mapped at %p\n", file, base);
+	struct vdsokit_image pub, own;
+	int pub_err = vdsokit_image_parse(&pub, base, (size_t)st.st_size);
+	int own_err = vdsokit_lib_image_parse(&own, base, (size_t)st.st_size);
+	ok(pub_err == 0 && own_err == 0 && memcmp(&pub, &own, sizeof(pub)) == 0,
+	   "image: the library's own parse (this ABI's alone) reads it as vdsokit_image_parse does (%d, %d)",
+	   pub_err, own_err);
 	struct mapped_image image = { base, (size_t)st.st_size };
 	int first = run_in_child(clock_call_then_init, &image, 60);
 	ok(child_passed(first), "image: the first clock calls publish the clock slots a whole resolution "

@@ -525,6 +525,19 @@ static int is_host_arch(const struct vdsokit_image *img)
 	return machine && img->elf_class == ARCH_ELF_CLASS && img->big_endian == ARCH_BIG_ENDIAN;
 }
 
+/*
+ * Whether the ELF identification is valid (magic, class, byte order,
+ * version: what every ELF reader checks first) and names a class or byte
+ * order other than the host's.
+ */
+static int other_class_or_order(const unsigned char *d, size_t size)
+{
+	if (size < 16 || memcmp(d, "\177ELF", 4) != 0 || (d[4] != 1 && d[4] != 2) || (d[5] != 1 && d[5] != 2) ||
+	    d[6] != 1)
+		return 0;
+	return (d[4] == 2 ? 64 : 32) != ARCH_ELF_CLASS || (d[5] == 2) != ARCH_BIG_ENDIAN;
+}
+
 static int host_vdso(struct base *b)
 {
 	const void *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
@@ -873,8 +886,13 @@ int main(int argc, char **argv)
 				continue;
 			}
 			int lib_error = mu->lib_error == LIB_SAME ? mu->parse_error : mu->lib_error;
-			/* Any image but the host's is the wrong architecture once it parses. */
-			if (mu->parse_error == VDSOKIT_IMAGE_OK && !base->host)
+			/*
+			 * Any image but the host's is the wrong architecture: as soon
+			 * as its ELF identification names another class or byte order
+			 * (the library reads no further; a mutation may make it so),
+			 * or once it parses.
+			 */
+			if (other_class_or_order(copy, e.size) || (!base->host && mu->parse_error == VDSOKIT_IMAGE_OK))
 				lib_error = VDSOKIT_IMAGE_WRONG_ARCH;
 			if (write_dir) {
 				char file[200], name[128];
