@@ -35,15 +35,16 @@ compiled() {
 }
 
 # includers HEADER: the .c files under src/ and cli/ that include HEADER,
-# directly or through headers that do; matched by file name, which is
-# unique among the tree's headers.
+# directly or through files that do (headers, and src/image.c, which
+# src/image_own.c builds again); matched by file name, which is unique
+# among the tree's included files.
 includers() {
 	names=$(basename "$1")
 	while :; do
 		pattern=$(printf '%s\n' $names | sed 's/\./\\./g' | paste -sd'|')
 		found=$(grep -rlE "#[[:space:]]*include[[:space:]]*[\"<]([^\">]*/)?($pattern)[\">]" \
 			src cli include | sort -u)
-		more=$(printf '%s\n' $names $(printf '%s\n' $found | grep '\.h$' | xargs -r -n1 basename) |
+		more=$(printf '%s\n' $names $(printf '%s\n' $found | xargs -r -n1 basename) |
 			sort -u)
 		[ "$more" = "$(printf '%s\n' $names | sort -u)" ] && break
 		names=$more
