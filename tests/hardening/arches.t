@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The malformed-image corpus and the thread race built for every other
-# architecture with a cross compiler, run under qemu-user: the parser on
-# big- and little-endian, 32- and 64-bit hosts, reading images of the
-# other kinds.  qemu-user maps no vDSO, so there is no host image to break
+# The malformed-image corpus, the thread race and the two parsers'
+# agreement (parsers-agree.t) built for every other architecture with a
+# cross compiler, run under qemu-user: the parser on big- and
+# little-endian, 32- and 64-bit hosts, reading images of the other kinds,
+# and the library's own build of it for each of those ABIs.  qemu-user maps no vDSO, so there is no host image to break
 # and the library's calls take the syscalls; the synthetic images (make
 # images) are the bases.  An architecture without its compiler or qemu is
 # skipped.
@@ -31,8 +32,9 @@ echo "$targets" | {
 	while read -r triple qemu; do
 		dir=$build/hardening-qemu/$qemu
 		if ! command -v "$triple-gcc-12" >/dev/null 2>&1 || ! command -v "qemu-$qemu-static" >/dev/null 2>&1; then
-			n=$((n + 1)); echo "ok $n # SKIP $qemu: $triple-gcc-12 or qemu-$qemu-static not installed"
-			n=$((n + 1)); echo "ok $n # SKIP $qemu: $triple-gcc-12 or qemu-$qemu-static not installed"
+			for t in malformed threads parsers-agree; do
+				n=$((n + 1)); echo "ok $n # SKIP $qemu: $triple-gcc-12 or qemu-$qemu-static not installed"
+			done
 			continue
 		fi
 		mkdir -p "$dir"
@@ -40,9 +42,10 @@ echo "$targets" | {
 			LDFLAGS=-static hardening-tests >"$dir/build.log" 2>&1; then
 			n=$((n + 1)); echo "not ok $n - $qemu: the hardening tests do not build (log: $dir/build.log)"
 			n=$((n + 1)); echo "not ok $n - $qemu: nothing to run"
+			n=$((n + 1)); echo "not ok $n - $qemu: nothing to run"
 			continue
 		fi
-		for t in malformed threads; do
+		for t in malformed threads parsers-agree; do
 			n=$((n + 1))
 			if "qemu-$qemu-static" "$dir/tests/$t.t" >"$dir/$t.log" 2>&1; then
 				echo "ok $n - $qemu: $t.t passes ($(grep -c '^ok' "$dir/$t.log") checks)"

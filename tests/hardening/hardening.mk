@@ -4,6 +4,9 @@
 # C tests built into $(BUILD)/tests/ (prove runs them with the others):
 #   malformed.t   the malformed-image corpus, each behind a guard page
 #   threads.t     64 threads race the first call of every function
+#   parsers-agree.t  the public parser and the library's own build of it
+#                 (src/image_own.c) agree on every ABI's images, changed
+#                 byte by byte where they are of this ABI (fuzz/fuzz_image.c)
 # and, built with -fsanitize=thread, $(BUILD)/tests/threads-tsan.t.
 # The shell tests tests/hardening/*.t run the fuzzer (fuzz.t), the suite
 # built with ASan+UBSan (sanitizers.t), the CLI under valgrind
@@ -11,12 +14,17 @@
 # static analysers (static.t), and the C tests again as i686 programs
 # (i386.t) and on nine other architectures under qemu-user (arches.t).
 
-HARDENING_TESTS := $(BUILD)/tests/malformed.t $(BUILD)/tests/threads.t
+HARDENING_TESTS := $(BUILD)/tests/malformed.t $(BUILD)/tests/threads.t $(BUILD)/tests/parsers-agree.t
 HARDENING_CFLAGS = $(CPPFLAGS) $(ALL_CFLAGS) -Wno-missing-prototypes
 
 $(BUILD)/tests/malformed.t: tests/hardening/malformed.c tests/tap.h $(LIB_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(HARDENING_CFLAGS) $(DEPFLAGS) -o $@ $< $(LIB_A) $(LDFLAGS)
+
+$(BUILD)/tests/parsers-agree.t: tests/hardening/parsers_agree.c fuzz/fuzz_image.c tests/tap.h $(LIB_A)
+	@mkdir -p $(dir $@)
+	@$(call depend_all,$(CC) $(HARDENING_CFLAGS) -Ifuzz,$< fuzz/fuzz_image.c)
+	$(CC) $(HARDENING_CFLAGS) -Ifuzz -o $@ $< fuzz/fuzz_image.c $(LIB_A) $(LDFLAGS)
 
 $(BUILD)/tests/threads.t: tests/hardening/threads.c $(LIB_A)
 	@mkdir -p $(dir $@)

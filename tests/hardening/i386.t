@@ -26,9 +26,9 @@ fi
 # The synthetic images of the host build.
 VDSOKIT_IMAGES=$(cd "$build" && pwd)/images
 export VDSOKIT_IMAGES
-echo "1..3"
+echo "1..4"
 n=0
-for t in malformed threads init-any-instant; do
+for t in malformed threads parsers-agree init-any-instant; do
 	n=$((n + 1))
 	if "$b32/tests/$t.t" >"$b32/tests/$t.log" 2>&1; then
 		echo "ok $n - i686 $t.t: $(tail -1 "$b32/tests/$t.log" | sed 's/^1\.\./tests: /')"

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The library's two builds of the image parser agree, on the architecture
+ * this runs on: the public one (src/image.c), which reads images of any
+ * class and byte order, and the one the library reads its own image with
+ * (src/image_own.c), built for this ABI's alone.  The fuzz target runs on
+ * x86_64 only; this runs its body (fuzz/fuzz_image.c, which traps when the
+ * two disagree) as a plain program, natively and, through arches.t and
+ * i386.t, on every other architecture under qemu-user, where the own build
+ * is a 32-bit or big-endian one.
+ *
+ * Inputs: the synthetic images' both.so (DT_HASH, DT_GNU_HASH, versions)
+ * of every architecture, each once as it is; then the images of this ABI
+ * (its class and byte order, its machine), each byte set to 0x00, 0x01,
+ * 0xff and flipped in its top bit, and every truncation.  Each input ends
+ * against a PROT_NONE page, so a read past it faults.  A trap or a fault
+ * is a "not ok" naming the input.
+ */
+#include <limits.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "../tap.h"
+#include "internal.h" /* ARCH_* of this ABI */
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* What runs now, for the signal handler's "not ok". */
+static char current[PATH_MAX + 64];
+
+static void disagreed(int sig)
+{
+	char line[sizeof(current) + 128];
+	int n = snprintf(line, sizeof(line), "not ok %d - %s: signal %d: the two parsers disagree, or one read "
+				       "outside the image\n", tap_count + 1, current, sig);
+	fflush(stdout);
+	if (n > 0)
+		(void)!write(1, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+	_exit(1);
+}
+
+/* A buffer whose last byte is the last one before a PROT_NONE page. */
+static unsigned char *region;
+static size_t region_room;
+
+static int make_region(size_t most)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	region_room = (most + page - 1) / page * page + page;
+	region = mmap(NULL, region_room + page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return region != MAP_FAILED && mprotect(region + region_room, page, PROT_NONE) == 0 ? 0 : -1;
+}
+
+static void run(const unsigned char *bytes, size_t size)
+{
+	unsigned char *at = region + region_room - size;
+	memmove(at, bytes, size);
+	LLVMFuzzerTestOneInput(at, size);
+}
+
+/* Every byte changed four ways, every truncation: the number of inputs. */
+static long mutate(const char *name, const unsigned char *image, size_t size)
+{
+	static const int values[] = { 0x00, 0x01, 0xff, -1 /* the top bit flipped */ };
+	unsigned char *copy = malloc(size);
+	long inputs = 0;
+	if (!copy)
+		return -1;
+	memcpy(copy, image, size);
+	for (size_t i = 0; i < size; i++) {
+		for (size_t v = 0; v < sizeof(values) / sizeof(values[0]); v++) {
+			unsigned char was = copy[i], now = values[v] < 0 ? was ^ 0x80 : (unsigned char)values[v];
+			if (now == was)
+				continue;
+			copy[i] = now;
+			snprintf(current, sizeof(current), "%s, byte %zu set to 0x%02x", name, i, now);
+			run(copy, size);
+			copy[i] = was;
+			inputs++;
+		}
+	}
+	for (size_t n = 0; n < size; n++) {
+		snprintf(current, sizeof(current), "%s, its first %zu bytes", name, n);
+		run(image, n);
+		inputs++;
+	}
+	free(copy);
+	return inputs;
+}
+
+static int of_this_abi(const unsigned char *d, size_t size)
+{
+	if (size < 20 || memcmp(d, "\177ELF", 4) != 0)
+		return 0;
+	if ((d[4] == 2 ? 64 : 32) != ARCH_ELF_CLASS || (d[5] == 2) != ARCH_BIG_ENDIAN)
+		return 0;
+	unsigned machine = ARCH_BIG_ENDIAN ? (unsigned)d[18] << 8 | d[19] : (unsigned)d[19] << 8 | d[18];
+#ifdef ARCH_ELF_MACHINE_ALT
+	if (machine == ARCH_ELF_MACHINE_ALT)
+		return 1;
+#endif
+	return machine == ARCH_ELF_MACHINE;
+}
+
+int main(void)
+{
+	static const char *const dirs[] = {
+		"aarch64", "arm", "i386", "loongarch64", "m68k", "mips64", "mipsn32", "mipso32", "ppc32",
+		"ppc64", "ppc64le", "riscv32", "riscv64", "s390x", "sparc32", "sparc64", "x32", "x86_64",
+	};
+	const char *build = getenv("VDSOKIT_BUILD") ? getenv("VDSOKIT_BUILD") : "build";
+	const char *images = getenv("VDSOKIT_IMAGES");
+	static unsigned char image[1 << 16];
+	int mutated = 0;
+
+	if (make_region(sizeof(image)) != 0) {
+		ok(0, "a buffer before a PROT_NONE page");
+		return done_testing();
+	}
+	signal(SIGILL, disagreed);
+	signal(SIGTRAP, disagreed);
+	signal(SIGSEGV, disagreed);
+	signal(SIGBUS, disagreed);
+	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
+		char path[PATH_MAX];
+		if (images)
+			snprintf(path, sizeof(path), "%s/%s/both.so", images, dirs[i]);
+		else
+			snprintf(path, sizeof(path), "%s/images/%s/both.so", build, dirs[i]);
+		FILE *f = fopen(path, "rb");
+		if (!f) {
+			skip("%s: not built (make images)", path);
+			continue;
+		}
+		size_t size = fread(image, 1, sizeof(image), f);
+		int whole = feof(f) && size > 0;
+		fclose(f);
+		if (!ok(whole, "%s: read (%zu bytes, at most %zu)", path, size, sizeof(image)))
+			continue;
+		snprintf(current, sizeof(current), "%s", path);
+		run(image, size);
+		ok(1, "%s: the two parsers agree", path);
+		if (of_this_abi(image, size)) {
+			long inputs = mutate(path, image, size);
+			ok(inputs > 0, "%s, of this ABI (%s): the two parsers agree on %ld changed copies", path,
+			   ARCH_NAME, inputs);
+			mutated++;
+		}
+	}
+	ok(mutated > 0, "an image of this ABI (%s) was changed byte by byte (%d)", ARCH_NAME, mutated);
+	return done_testing();
+}
