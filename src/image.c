@@ -1,18 +1,18 @@
 // SPDX-License-Identifier: MIT
 /*
- * The ELF image parser: one reader for every vDSO, the running process's or
- * a file of another architecture.  Class and byte order come from the
- * header; every offset, count, index and string is checked against the
- * image size before it is read, so a hostile image yields an error code,
- * never a read outside [data, data + size).
+ * The ELF image parser: one source for every vDSO, the running process's or
+ * a file of another architecture.  Every offset, count, index and string is
+ * checked against the image size before it is read, so a hostile image
+ * yields an error code, never a read outside [data, data + size).
  *
  * Compiled twice.  As itself it is the public parser (include/vdsokit.h),
- * for images of any class and byte order.  src/image_own.c compiles it
- * again as IMAGE_OWN_ABI: the library's own reading of the process's
- * image (src/image.h), where class and byte order are this ABI's
- * constants, an image of others is rejected as soon as it is identified,
- * and each read is one load at a constant offset.  The same checks run in
- * both; the first call, which parses, runs fewer instructions and branches.
+ * which takes the class and byte order from the header: any image.
+ * src/image_own.c compiles it again as IMAGE_OWN_ABI, the library's own
+ * reading of the process's image (src/image.h): class and byte order are
+ * this ABI's, constants, an image of others is refused as soon as it is
+ * identified, and each read is one load at a constant offset.  The same
+ * checks run in both; the first call, which parses, runs fewer
+ * instructions and branches.  The entry points of each are at the end.
  */
 #include <errno.h>
 #include <string.h>
@@ -48,17 +48,11 @@ static int in_image(const struct vdsokit_image *img, uint64_t off, uint64_t len)
 }
 
 /*
- * The byte order of the machine we run on: an image of the same order
- * (every process image, most files) is read with plain loads, the others
- * byte-swapped.  Unaligned-safe: memcpy of a constant size is one load.
+ * The image's class (32 or 64), and whether its byte order is not the one
+ * we run in (ARCH_BIG_ENDIAN): an image of the same order (every process
+ * image, most files) is read with plain loads, the others byte-swapped.
+ * Unaligned-safe: memcpy of a constant size is one load.
  */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-#define HOST_BIG_ENDIAN 1u
-#else
-#define HOST_BIG_ENDIAN 0u
-#endif
-
-/* The image's class (32 or 64), and whether its byte order is not the host's. */
 static unsigned image_class(const struct vdsokit_image *img)
 {
 #ifdef IMAGE_OWN_ABI
@@ -73,9 +67,9 @@ static int image_swapped(const struct vdsokit_image *img)
 {
 #ifdef IMAGE_OWN_ABI
 	(void)img;
-	return ARCH_BIG_ENDIAN != HOST_BIG_ENDIAN;
+	return 0;
 #else
-	return img->big_endian != HOST_BIG_ENDIAN;
+	return img->big_endian != ARCH_BIG_ENDIAN;
 #endif
 }
 
@@ -177,7 +171,7 @@ static const char *string_at(const struct vdsokit_image *img, uint64_t index)
 	return (const char *)img->data + img->strtab + index;
 }
 
-/* The parts of vdsokit_image_parse below, in the order it calls them. */
+/* The parts of parse_image below, in the order it calls them. */
 static void find_build_id(struct vdsokit_image *img, size_t off, size_t len);
 static int parse_sysv_hash(struct vdsokit_image *img, uint64_t vaddr);
 static int parse_gnu_hash(struct vdsokit_image *img, uint64_t vaddr);
@@ -285,42 +279,6 @@ static int parse_program_headers(struct vdsokit_image *img, size_t *dyn_off, siz
 	*dyn_size = (size_t)dyn_filesz;
 	return VDSOKIT_IMAGE_OK;
 }
-
-#ifdef IMAGE_OWN_ABI
-int vdsokit_lib_image_extent(struct vdsokit_image *scratch, const void *data, size_t avail, size_t *extent)
-{
-	struct vdsokit_image *img = scratch;
-	memset(img, 0, sizeof(*img));
-	img->data = data;
-	img->size = avail;
-	int err = parse_header(img);
-	if (err)
-		return err;
-	const struct elf_layout *L = layout_of(img);
-	size_t phoff;
-	unsigned phnum;
-	err = program_header_table(img, &phoff, &phnum);
-	if (err)
-		return err;
-	uint64_t end = 0;
-	for (unsigned i = 0; i < phnum; i++) {
-		size_t ph = phoff + (size_t)i * L->phdr_size;
-		if (rd32(img, ph + L->p_type) != PT_LOAD)
-			continue;
-		uint64_t offset = rdword(img, ph + L->p_offset);
-		uint64_t filesz = rdword(img, ph + L->p_filesz);
-		/* Checked without wrapping: offset + filesz must fit a size_t. */
-		if (offset > SIZE_MAX || filesz > SIZE_MAX - offset)
-			return VDSOKIT_IMAGE_BAD_PHDR;
-		if (offset + filesz > end)
-			end = offset + filesz;
-	}
-	if (end == 0)
-		return VDSOKIT_IMAGE_NO_LOAD;
-	*extent = (size_t)end;
-	return VDSOKIT_IMAGE_OK;
-}
-#endif
 
 static void find_build_id(struct vdsokit_image *img, size_t off, size_t len)
 {
@@ -445,18 +403,6 @@ static int parse_image(struct vdsokit_image *img, const void *data, size_t size)
 	return err;
 }
 
-#ifdef IMAGE_OWN_ABI
-int vdsokit_lib_image_parse(struct vdsokit_image *img, const void *data, size_t size)
-{
-	return parse_image(img, data, size);
-}
-#else
-VDSO_EXPORT int vdsokit_image_parse(struct vdsokit_image *img, const void *data, size_t size)
-{
-	return parse_image(img, data, size);
-}
-#endif
-
 /* ---- hash tables ------------------------------------------------------ */
 
 static uint32_t elf_hash(const char *name)
@@ -470,21 +416,6 @@ static uint32_t elf_hash(const char *name)
 	}
 	return h;
 }
-
-#ifndef IMAGE_OWN_ABI
-VDSO_EXPORT uint32_t vdsokit_elf_hash(const char *name)
-{
-	return elf_hash(name);
-}
-
-VDSO_EXPORT uint32_t vdsokit_gnu_hash(const char *name)
-{
-	uint32_t h = 5381;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
-		h = h * 33 + *p;
-	return h;
-}
-#endif
 
 static uint64_t hash_word(const struct vdsokit_image *img, size_t index)
 {
@@ -630,18 +561,6 @@ static int verdef_at(const struct vdsokit_image *img, size_t off, struct vdsokit
 	return 0;
 }
 
-#ifndef IMAGE_OWN_ABI
-VDSO_EXPORT int vdsokit_image_verdef(const struct vdsokit_image *img, uint32_t i, struct vdsokit_verdef *def)
-{
-	if (!(img->flags & VDSOKIT_IMAGE_HAS_VERDEF) || i >= img->verdef_count)
-		return -EINVAL;
-	size_t off = img->verdef;
-	for (uint32_t k = 0; k < i; k++)
-		off += rd32(img, off + 16);   /* checked by parse_verdefs */
-	return verdef_at(img, off, def);
-}
-#endif
-
 /* The version definition with index ndx (not the base), or -1: one walk of the chain. */
 static int find_verdef(const struct vdsokit_image *img, unsigned ndx, struct vdsokit_verdef *def)
 {
@@ -696,18 +615,6 @@ static void name_symbol_version(const struct vdsokit_image *img, struct vdsokit_
 	if (sym->version_index > 1 && find_verdef(img, (unsigned)sym->version_index, &def) == 0)
 		sym->version = def.name;
 }
-
-#ifndef IMAGE_OWN_ABI
-VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym)
-{
-	if (!img->data || i >= img->symbol_count)
-		return -EINVAL;
-	int err = decode_symbol(img, i, sym);
-	if (!err)
-		name_symbol_version(img, sym);
-	return err;
-}
-#endif
 
 static int find_version(const struct vdsokit_image *img, const char *version, struct vdsokit_verdef *def)
 {
@@ -810,7 +717,48 @@ static int lookup_in(const struct vdsokit_image *img, const char *name, uint32_t
 	return lookup_sysv(img, name, version, sym);
 }
 
+/* ---- entry points: the library's own (src/image.h), or the public ones -- */
+
 #ifdef IMAGE_OWN_ABI
+int vdsokit_lib_image_extent(struct vdsokit_image *scratch, const void *data, size_t avail, size_t *extent)
+{
+	struct vdsokit_image *img = scratch;
+	memset(img, 0, sizeof(*img));
+	img->data = data;
+	img->size = avail;
+	int err = parse_header(img);
+	if (err)
+		return err;
+	const struct elf_layout *L = layout_of(img);
+	size_t phoff;
+	unsigned phnum;
+	err = program_header_table(img, &phoff, &phnum);
+	if (err)
+		return err;
+	uint64_t end = 0;
+	for (unsigned i = 0; i < phnum; i++) {
+		size_t ph = phoff + (size_t)i * L->phdr_size;
+		if (rd32(img, ph + L->p_type) != PT_LOAD)
+			continue;
+		uint64_t offset = rdword(img, ph + L->p_offset);
+		uint64_t filesz = rdword(img, ph + L->p_filesz);
+		/* Checked without wrapping: offset + filesz must fit a size_t. */
+		if (offset > SIZE_MAX || filesz > SIZE_MAX - offset)
+			return VDSOKIT_IMAGE_BAD_PHDR;
+		if (offset + filesz > end)
+			end = offset + filesz;
+	}
+	if (end == 0)
+		return VDSOKIT_IMAGE_NO_LOAD;
+	*extent = (size_t)end;
+	return VDSOKIT_IMAGE_OK;
+}
+
+int vdsokit_lib_image_parse(struct vdsokit_image *img, const void *data, size_t size)
+{
+	return parse_image(img, data, size);
+}
+
 int vdsokit_lib_image_find_version(const struct vdsokit_image *img, const char *version,
 				   struct vdsokit_verdef *def)
 {
@@ -828,6 +776,44 @@ int vdsokit_lib_image_symbol_is_callable(const struct vdsokit_image *img, const 
 	return sym->address && sym->offset >= img->exec_lo && sym->offset < img->exec_hi;
 }
 #else
+VDSO_EXPORT int vdsokit_image_parse(struct vdsokit_image *img, const void *data, size_t size)
+{
+	return parse_image(img, data, size);
+}
+
+VDSO_EXPORT uint32_t vdsokit_elf_hash(const char *name)
+{
+	return elf_hash(name);
+}
+
+VDSO_EXPORT uint32_t vdsokit_gnu_hash(const char *name)
+{
+	uint32_t h = 5381;
+	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+		h = h * 33 + *p;
+	return h;
+}
+
+VDSO_EXPORT int vdsokit_image_verdef(const struct vdsokit_image *img, uint32_t i, struct vdsokit_verdef *def)
+{
+	if (!(img->flags & VDSOKIT_IMAGE_HAS_VERDEF) || i >= img->verdef_count)
+		return -EINVAL;
+	size_t off = img->verdef;
+	for (uint32_t k = 0; k < i; k++)
+		off += rd32(img, off + 16);   /* checked by parse_verdefs */
+	return verdef_at(img, off, def);
+}
+
+VDSO_EXPORT int vdsokit_image_symbol(const struct vdsokit_image *img, uint32_t i, struct vdsokit_symbol *sym)
+{
+	if (!img->data || i >= img->symbol_count)
+		return -EINVAL;
+	int err = decode_symbol(img, i, sym);
+	if (!err)
+		name_symbol_version(img, sym);
+	return err;
+}
+
 VDSO_EXPORT int vdsokit_image_lookup(const struct vdsokit_image *img, const char *name, const char *version,
 		      struct vdsokit_symbol *sym)
 {

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal interface of the image parser (src/image.c). */
+/* Internal interface of the image parser: its build for this ABI alone (src/image_own.c). */
 #ifndef VDSOKIT_IMAGE_H
 #define VDSOKIT_IMAGE_H
 
