@@ -7,7 +7,9 @@
  * library's own reading (src/image_own.c, the parser built for this ABI's
  * class and byte order) must agree with it on every input: the same error
  * and the same parsed image and symbols, or, for an image identified as
- * of another class or byte order, VDSOKIT_IMAGE_WRONG_ARCH.
+ * of another class or byte order, VDSOKIT_IMAGE_WRONG_ARCH.  An image with
+ * both hash tables is looked up through each.  tests/hardening/
+ * parsers_agree.c runs this on every architecture, without libFuzzer.
  *
  * The input buffer is the image: libFuzzer hands it over in a heap block of
  * exactly that size, so ASan reports any byte read past the end, and UBSan
@@ -91,6 +93,32 @@ static void lookup_everything(const struct vdsokit_image *img, const struct vdso
 	sink += (uint64_t)vdsokit_image_lookup(img, "__vdso_clock_gettime", NULL, NULL);
 }
 
+/*
+ * An image with both tables is read through DT_GNU_HASH; its DT_HASH
+ * lookups (what an image without DT_GNU_HASH gets) run too, on copies
+ * told they have no DT_GNU_HASH: every name, unversioned and in each
+ * version the image defines.
+ */
+static void lookup_sysv_too(const struct vdsokit_image *img, const struct vdsokit_image *own)
+{
+	const unsigned both = VDSOKIT_IMAGE_HAS_GNU_HASH | VDSOKIT_IMAGE_HAS_SYSV_HASH;
+	if ((img->flags & both) != both)
+		return;
+	struct vdsokit_image sysv = *img, own_sysv;
+	sysv.flags &= ~(unsigned)VDSOKIT_IMAGE_HAS_GNU_HASH;
+	if (own) {
+		own_sysv = *own;
+		own_sysv.flags &= ~(unsigned)VDSOKIT_IMAGE_HAS_GNU_HASH;
+	}
+	struct vdsokit_verdef def;
+	for (size_t n = 0; n < FUZZ_COUNT(fuzz_symbol_names); n++) {
+		lookup_both(&sysv, own ? &own_sysv : NULL, fuzz_symbol_names[n], NULL);
+		for (uint32_t v = 0; v < img->verdef_count; v++)
+			if (vdsokit_image_verdef(img, v, &def) == 0 && def.name && !(def.flags & 1 /* the base */))
+				lookup_both(&sysv, own ? &own_sysv : NULL, fuzz_symbol_names[n], def.name);
+	}
+}
+
 static void walk_symbols(const struct vdsokit_image *img)
 {
 	struct vdsokit_symbol sym, found;
@@ -157,5 +185,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	walk_versions(&img);
 	walk_symbols(&img);
 	lookup_everything(&img, other_abi ? NULL : &own);
+	lookup_sysv_too(&img, other_abi ? NULL : &own);
 	return 0;
 }

@@ -10,7 +10,8 @@
  * src/image_own.c compiles it again as IMAGE_OWN_ABI, the library's own
  * reading of the process's image (src/image.h): class and byte order are
  * this ABI's, constants, an image of others is refused as soon as it is
- * identified, and each read is one load at a constant offset.  The same
+ * identified, and each read is one plain load, every field's offset in
+ * the layout a constant.  The same
  * checks run in both; the first call, which parses, runs fewer
  * instructions and branches.  The entry points of each are at the end.
  */
@@ -171,7 +172,7 @@ static const char *string_at(const struct vdsokit_image *img, uint64_t index)
 	return (const char *)img->data + img->strtab + index;
 }
 
-/* The parts of parse_image below, in the order it calls them. */
+/* The parts of parse_image below, in the order it reaches them. */
 static void find_build_id(struct vdsokit_image *img, size_t off, size_t len);
 static int parse_sysv_hash(struct vdsokit_image *img, uint64_t vaddr);
 static int parse_gnu_hash(struct vdsokit_image *img, uint64_t vaddr);

@@ -4,10 +4,10 @@
 # agreement (parsers-agree.t) built for every other architecture with a
 # cross compiler, run under qemu-user: the parser on big- and
 # little-endian, 32- and 64-bit hosts, reading images of the other kinds,
-# and the library's own build of it for each of those ABIs.  qemu-user maps no vDSO, so there is no host image to break
-# and the library's calls take the syscalls; the synthetic images (make
-# images) are the bases.  An architecture without its compiler or qemu is
-# skipped.
+# and the library's own build of it for each of those ABIs.  qemu-user
+# maps no vDSO, so there is no host image to break and the library's calls
+# take the syscalls; the synthetic images (make images) are the bases.  An
+# architecture without its compiler or qemu is skipped.
 set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top" || exit 1

@@ -5,8 +5,9 @@
 #   malformed.t   the malformed-image corpus, each behind a guard page
 #   threads.t     64 threads race the first call of every function
 #   parsers-agree.t  the public parser and the library's own build of it
-#                 (src/image_own.c) agree on every ABI's images, changed
-#                 byte by byte where they are of this ABI (fuzz/fuzz_image.c)
+#                 (src/image_own.c) agree on every ABI's both.so, the real
+#                 kernels' images and this process's vDSO, and on this
+#                 ABI's both.so changed byte by byte (fuzz/fuzz_image.c)
 # and, built with -fsanitize=thread, $(BUILD)/tests/threads-tsan.t.
 # The shell tests tests/hardening/*.t run the fuzzer (fuzz.t), the suite
 # built with ASan+UBSan (sanitizers.t), the CLI under valgrind

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# The malformed-image corpus, the thread race and the single-stepped first
-# call (tests/lib/init-any-instant.c) again as 32-bit x86 programs
+# The malformed-image corpus, the thread race, the two parsers' agreement
+# (parsers-agree.t) and the single-stepped first call
+# (tests/lib/init-any-instant.c) again as 32-bit x86 programs
 # (i686-linux-gnu-gcc-12 -static): they run natively on an x86_64 kernel
 # and see its real 32-bit vDSO (whose getres has only a 32-bit-time entry),
 # and the parser's overflow checks then work with a 32-bit size_t.

@@ -5,16 +5,19 @@
  * class and byte order, and the one the library reads its own image with
  * (src/image_own.c), built for this ABI's alone.  The fuzz target runs on
  * x86_64 only; this runs its body (fuzz/fuzz_image.c, which traps when the
- * two disagree) as a plain program, natively and, through arches.t and
- * i386.t, on every other architecture under qemu-user, where the own build
- * is a 32-bit or big-endian one.
+ * two disagree) as a plain program, natively, as i686 (i386.t) and on nine
+ * other architectures under qemu-user (arches.t), where the own build is a
+ * 32-bit or big-endian one.
  *
- * Inputs: the synthetic images' both.so (DT_HASH, DT_GNU_HASH, versions)
- * of every architecture, each once as it is; then the images of this ABI
- * (its class and byte order, its machine), each byte set to 0x00, 0x01,
- * 0xff and flipped in its top bit, and every truncation.  Each input ends
- * against a PROT_NONE page, so a read past it faults.  A trap or a fault
- * is a "not ok" naming the input.
+ * Inputs, each ending against a PROT_NONE page so that a read past it
+ * faults: the synthetic both.so of every architecture (versioned; DT_HASH
+ * and DT_GNU_HASH, DT_HASH alone on mips), the real kernels' images
+ * (tests/qemu/images) and this process's vDSO, each once as it is; then
+ * the both.so of this ABI (its class, byte order and machine) with each
+ * byte set to 0x00, 0x01, 0xff and flipped in its top bit, and every
+ * truncation of it.  A trap (SIGILL, SIGTRAP; SIGFPE on s390x, where it is
+ * a compare-and-trap; SIGABRT), a fault, or no answer in 300 s is a
+ * "not ok" naming the input, and the end of the test.
  */
 #include <limits.h>
 #include <signal.h>
@@ -22,11 +25,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "../tap.h"
 #include "internal.h" /* ARCH_* of this ABI */
+#include "image.h"    /* vdsokit_lib_image_extent: the size of this process's vDSO */
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -36,8 +41,9 @@ static char current[PATH_MAX + 64];
 static void disagreed(int sig)
 {
 	char line[sizeof(current) + 128];
-	int n = snprintf(line, sizeof(line), "not ok %d - %s: signal %d: the two parsers disagree, or one read "
-				       "outside the image\n", tap_count + 1, current, sig);
+	int n = snprintf(line, sizeof(line), "not ok %d - %s: %s (signal %d)\n1..%d\n", tap_count + 1, current,
+			 sig == SIGALRM ? "no answer in 300 s" : "the two parsers disagree, or one read outside the image",
+			 sig, tap_count + 1);
 	fflush(stdout);
 	if (n > 0)
 		(void)!write(1, line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
@@ -107,6 +113,27 @@ static int of_this_abi(const unsigned char *d, size_t size)
 	return machine == ARCH_ELF_MACHINE;
 }
 
+/* The file at path into image: its size, or 0 (said, as a skip or a failure). */
+static size_t read_image(const char *path, unsigned char *image, size_t room)
+{
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		skip("%s: not built or not found", path);
+		return 0;
+	}
+	size_t size = fread(image, 1, room, f);
+	int whole = feof(f) && size > 0;
+	fclose(f);
+	return ok(whole, "%s: read (%zu bytes, at most %zu)", path, size, room) ? size : 0;
+}
+
+static void run_once(const char *what, const unsigned char *image, size_t size)
+{
+	snprintf(current, sizeof(current), "%s", what);
+	run(image, size);
+	ok(1, "%s: the two parsers agree", what);
+}
+
 int main(void)
 {
 	static const char *const dirs[] = {
@@ -116,7 +143,7 @@ int main(void)
 	const char *build = getenv("VDSOKIT_BUILD") ? getenv("VDSOKIT_BUILD") : "build";
 	const char *images = getenv("VDSOKIT_IMAGES");
 	static unsigned char image[1 << 16];
-	int mutated = 0;
+	int mutated = 0, found = 0;
 
 	if (make_region(sizeof(image)) != 0) {
 		ok(0, "a buffer before a PROT_NONE page");
@@ -126,25 +153,21 @@ int main(void)
 	signal(SIGTRAP, disagreed);
 	signal(SIGSEGV, disagreed);
 	signal(SIGBUS, disagreed);
+	signal(SIGFPE, disagreed);
+	signal(SIGABRT, disagreed);
+	signal(SIGALRM, disagreed);
+	alarm(300);
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
 		char path[PATH_MAX];
 		if (images)
 			snprintf(path, sizeof(path), "%s/%s/both.so", images, dirs[i]);
 		else
 			snprintf(path, sizeof(path), "%s/images/%s/both.so", build, dirs[i]);
-		FILE *f = fopen(path, "rb");
-		if (!f) {
-			skip("%s: not built (make images)", path);
+		size_t size = read_image(path, image, sizeof(image));
+		if (!size)
 			continue;
-		}
-		size_t size = fread(image, 1, sizeof(image), f);
-		int whole = feof(f) && size > 0;
-		fclose(f);
-		if (!ok(whole, "%s: read (%zu bytes, at most %zu)", path, size, sizeof(image)))
-			continue;
-		snprintf(current, sizeof(current), "%s", path);
-		run(image, size);
-		ok(1, "%s: the two parsers agree", path);
+		found++;
+		run_once(path, image, size);
 		if (of_this_abi(image, size)) {
 			long inputs = mutate(path, image, size);
 			ok(inputs > 0, "%s, of this ABI (%s): the two parsers agree on %ld changed copies", path,
@@ -152,6 +175,26 @@ int main(void)
 			mutated++;
 		}
 	}
-	ok(mutated > 0, "an image of this ABI (%s) was changed byte by byte (%d)", ARCH_NAME, mutated);
+	static const char *const kernels[] = { "amd64", "arm64", "armhf", "mips64el", "ppc64le", "s390x", "sparc64" };
+	for (size_t i = 0; i < sizeof(kernels) / sizeof(kernels[0]); i++) {
+		char path[PATH_MAX];
+		snprintf(path, sizeof(path), "tests/qemu/images/%s.so", kernels[i]);
+		size_t size = read_image(path, image, sizeof(image));
+		if (size)
+			run_once(path, image, size);
+	}
+	const void *vdso = (const void *)getauxval(AT_SYSINFO_EHDR);
+	struct vdsokit_image scratch;
+	size_t extent;
+	if (vdso && vdsokit_lib_image_extent(&scratch, vdso, 4096, &extent) == 0 && extent <= sizeof(image)) {
+		memcpy(image, vdso, extent);
+		run_once("this process's vDSO", image, extent);
+	} else {
+		skip("this process has no vDSO of its ABI (qemu-user, valgrind)");
+	}
+	if (found)
+		ok(mutated > 0, "an image of this ABI (%s) was changed byte by byte (%d)", ARCH_NAME, mutated);
+	else
+		skip("no synthetic image at all (make images): none of this ABI to change");
 	return done_testing();
 }
