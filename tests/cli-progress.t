@@ -95,9 +95,13 @@ else
 fi
 
 # Ended by a signal (TERM, INT, HUP) while it draws: the handler erases the
-# line too, or the terminal keeps a stale one.
+# line too, or the terminal keeps a stale one.  The signal comes once the
+# terminal shows the line (script(1) relays it to the file as it comes),
+# not after a fixed delay, which a loaded machine under ASan outran.
 if have script && script -qec true /dev/null </dev/null >/dev/null 2>&1; then
-	on_pty "$tmp/killed.pty" "$vdsokit verify --time 3 >/dev/null & p=\$!; sleep 1.5; kill -TERM \$p; wait \$p; echo rc=\$?"
+	on_pty "$tmp/killed.pty" "$vdsokit verify --time 20 >/dev/null & p=\$!; i=0
+		while [ \$i -lt 150 ] && ! grep -q 'vdsokit verify: ' '$tmp/killed.pty'; do sleep 0.1; i=\$((i + 1)); done
+		kill -TERM \$p; wait \$p; echo rc=\$?"
 	if grep -q 'rc=143' "$tmp/killed.pty" &&
 	   [ "$(sed 's/rc=143.*//' "$tmp/killed.pty" | tr -d '\n' | tail -c 4 | od -An -c | tr -d ' ')" = '\r033[K' ]; then
 		ok "verify ended by SIGTERM on a terminal: the progress line is erased (exit 143)"
