@@ -175,13 +175,17 @@ static void look_up_entries(const struct vdsokit_image *img, uint32_t wanted)
 _Static_assert(sizeof(struct vdsokit_image) % sizeof(uintptr_t) == 0, "copied in words");
 #define IMAGE_WORDS (sizeof(struct vdsokit_image) / sizeof(uintptr_t))
 
-/* An image copied word by word, each word stored as every resolution stores it. */
-static void store_image(struct vdsokit_image *to, const struct vdsokit_image *from)
+/*
+ * An image copied word by word, each word read and stored whole: into a
+ * shared copy, as every resolution stores it, or out of one while another
+ * resolution may be storing the same values.
+ */
+static void copy_image(struct vdsokit_image *to, const struct vdsokit_image *from)
 {
 	const uintptr_t *src = (const uintptr_t *)(const void *)from;
 	uintptr_t *dst = (uintptr_t *)(void *)to;
 	for (size_t i = 0; i < IMAGE_WORDS; i++)
-		__atomic_store_n(&dst[i], src[i], __ATOMIC_RELAXED);
+		__atomic_store_n(&dst[i], __atomic_load_n(&src[i], __ATOMIC_RELAXED), __ATOMIC_RELAXED);
 }
 
 /* The kept image into img: whether there was one. */
@@ -189,10 +193,7 @@ static int kept_image(struct vdsokit_image *img)
 {
 	if (!__atomic_load_n(&vdsokit_lib_image_kept, __ATOMIC_ACQUIRE))
 		return 0;
-	const uintptr_t *src = (const uintptr_t *)(const void *)&parsed_image;
-	uintptr_t *dst = (uintptr_t *)(void *)img;
-	for (size_t i = 0; i < IMAGE_WORDS; i++)
-		dst[i] = __atomic_load_n(&src[i], __ATOMIC_RELAXED);
+	copy_image(img, &parsed_image);
 	return 1;
 }
 
@@ -345,7 +346,7 @@ static int find_image(struct vdsokit_image *img)
 		STORE(vdsokit_lib_resolved.image_error, err);
 		return FOUND_BAD_IMAGE;
 	}
-	store_image(&parsed_image, img);
+	copy_image(&parsed_image, img);
 	__atomic_store_n(&vdsokit_lib_image_kept, 1, __ATOMIC_RELEASE);
 	return FOUND_IMAGE;
 }
@@ -359,7 +360,7 @@ __attribute__((noinline)) void vdsokit_lib_resolve(void)
 	struct vdsokit_image img;
 	int status = find_image(&img);
 	if (status == FOUND_IMAGE) {
-		store_image(&process_image, &img);
+		copy_image(&process_image, &img);
 		look_up_entries(&img, ~0u);
 #if ARCH_HAS_SYSINFO
 		find_sysinfo(img.data, img.size);
