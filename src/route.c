@@ -24,9 +24,10 @@ static void route_syscall(struct vdsokit_route_info *p, enum vdsokit_reason why,
 /* Why no entry serves a call: no image at all, or this image lacks it. */
 static enum vdsokit_reason why_not(const struct found *f, const struct choice *c)
 {
-	if (vdsokit_lib_found_status(f) == FOUND_NO_VDSO)
+	int status = vdsokit_lib_found_status(f);
+	if (status == FOUND_NO_VDSO)
 		return VDSOKIT_REASON_NO_VDSO;
-	if (vdsokit_lib_found_status(f) == FOUND_BAD_IMAGE)
+	if (status == FOUND_BAD_IMAGE)
 		return VDSOKIT_REASON_BAD_IMAGE;
 	return c->reason;
 }

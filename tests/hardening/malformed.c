@@ -526,16 +526,15 @@ static int is_host_arch(const struct vdsokit_image *img)
 }
 
 /*
- * Whether the ELF identification is valid (magic, class, byte order,
- * version: what every ELF reader checks first) and names a class or byte
- * order other than the host's.
+ * Whether the public parser identified the image (it keeps the class and
+ * byte order it read, even when the parse fails later) as of a class or
+ * byte order other than the host's.
  */
-static int other_class_or_order(const unsigned char *d, size_t size)
+static int other_class_or_order(const unsigned char *bytes, size_t size)
 {
-	if (size < 16 || memcmp(d, "\177ELF", 4) != 0 || (d[4] != 1 && d[4] != 2) || (d[5] != 1 && d[5] != 2) ||
-	    d[6] != 1)
-		return 0;
-	return (d[4] == 2 ? 64 : 32) != ARCH_ELF_CLASS || (d[5] == 2) != ARCH_BIG_ENDIAN;
+	struct vdsokit_image img;
+	vdsokit_image_parse(&img, bytes, size);
+	return img.elf_class && (img.elf_class != ARCH_ELF_CLASS || img.big_endian != ARCH_BIG_ENDIAN);
 }
 
 static int host_vdso(struct base *b)
